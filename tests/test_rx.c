@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_rx.c - per-packet receive checks and send-side key filling of
+ * ib_keys.h: the verdict for every QP type, the UD burst against the
+ * single-packet check and against the rules written out here.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tap.h"
+#include "ib_keys.h"
+
+static uint64_t rng_state = 0x082efa98ec4e6c89u;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* A UD packet's transport headers: BTH then DETH, as they sit on the wire. */
+struct pkt {
+	uint8_t b[IBK_BTH_LEN + IBK_DETH_LEN];
+};
+
+/* Written from the layout: P_Key at BTH bytes 2-3, Q_Key at DETH 0-3. */
+static struct pkt make_pkt(uint16_t pkey, uint32_t qkey)
+{
+	struct pkt p;
+	unsigned i;
+
+	for (i = 0; i < sizeof(p.b); i++)
+		p.b[i] = (uint8_t)rng();
+	p.b[0] = IBK_OPCODE_UD_SEND_ONLY;
+	p.b[2] = (uint8_t)(pkey >> 8);
+	p.b[3] = (uint8_t)pkey;
+	p.b[12] = (uint8_t)(qkey >> 24);
+	p.b[13] = (uint8_t)(qkey >> 16);
+	p.b[14] = (uint8_t)(qkey >> 8);
+	p.b[15] = (uint8_t)qkey;
+	return p;
+}
+
+static struct ibk_qp_keys qp_of(enum ibk_qp_type type, uint16_t pkey,
+				uint32_t qkey)
+{
+	struct ibk_qp_keys qp;
+
+	memset(&qp, 0, sizeof(qp));
+	qp.type = type;
+	qp.pkey = pkey;
+	qp.pkey_index = 3;
+	qp.qkey = qkey;
+	return qp;
+}
+
+static enum ibk_rx_verdict check(enum ibk_qp_type type, uint16_t qp_pkey,
+				 uint32_t qp_qkey, uint16_t pkt_pkey,
+				 uint32_t pkt_qkey)
+{
+	struct ibk_qp_keys qp = qp_of(type, qp_pkey, qp_qkey);
+	struct pkt p = make_pkt(pkt_pkey, pkt_qkey);
+
+	return ibk_rx_check(&qp, p.b, p.b + IBK_BTH_LEN);
+}
+
+/* The partition rule on decoded fields (IBA 10.9), for the random cases. */
+static bool model_pkey(uint16_t a, uint16_t b)
+{
+	unsigned a_base = a & 0x7fff, b_base = b & 0x7fff;
+
+	if (a_base != b_base || a_base == 0)
+		return false;
+	return (a & 0x8000) || (b & 0x8000);
+}
+
+static void test_types(void)
+{
+	static const enum ibk_qp_type conn[] = { IBK_QPT_RC, IBK_QPT_UC };
+	struct ibk_qp_keys qp;
+	struct pkt p;
+	size_t i;
+
+	tap_ok(check(IBK_QPT_SMI, 0xffff, 0, 0x1234, 0x99) == IBK_RX_ACCEPT &&
+	       check(IBK_QPT_SMI, 0x0000, 0, 0x8000, 0) == IBK_RX_ACCEPT,
+	       "SMI (QP0) accepts without checking P_Key or Q_Key");
+	qp = qp_of(IBK_QPT_SMI, 0xffff, 0);
+	p = make_pkt(0x0001, 0);
+	tap_ok(ibk_rx_check(&qp, p.b, NULL) == IBK_RX_ACCEPT,
+	       "SMI needs no DETH");
+	tap_ok(check(IBK_QPT_GSI, 0xffff, IBK_QKEY_GSI, 0xffff, IBK_QKEY_GSI) ==
+	       IBK_RX_DROP_NEED_TABLE &&
+	       check(IBK_QPT_GSI, 0xffff, IBK_QKEY_GSI, 0x0000, 0) ==
+	       IBK_RX_DROP_NEED_TABLE,
+	       "GSI (QP1) needs the port's whole table");
+
+	for (i = 0; i < 2; i++) {
+		const char *n = conn[i] == IBK_QPT_RC ? "RC" : "UC";
+
+		tap_ok(check(conn[i], 0x8001, 7, 0x0001, 8) == IBK_RX_ACCEPT &&
+		       check(conn[i], 0x0001, 7, 0x8001, 8) == IBK_RX_ACCEPT &&
+		       check(conn[i], 0xffff, 7, 0xffff, 8) == IBK_RX_ACCEPT,
+		       "%s: matching P_Key accepted, Q_Key not looked at", n);
+		tap_ok(check(conn[i], 0x0001, 7, 0x0001, 7) == IBK_RX_DROP_PKEY,
+		       "%s: limited~limited is a P_Key drop", n);
+		tap_ok(check(conn[i], 0x8001, 7, 0x8002, 7) == IBK_RX_DROP_PKEY &&
+		       check(conn[i], 0xffff, 7, 0x7ffe, 7) == IBK_RX_DROP_PKEY,
+		       "%s: other partition is a P_Key drop", n);
+		tap_ok(check(conn[i], 0x8000, 7, 0x8000, 7) == IBK_RX_DROP_PKEY &&
+		       check(conn[i], 0x0000, 7, 0x0000, 7) == IBK_RX_DROP_PKEY &&
+		       check(conn[i], 0xffff, 7, 0x8000, 7) == IBK_RX_DROP_PKEY,
+		       "%s: invalid P_Keys never pass, not even equal ones", n);
+		qp = qp_of(conn[i], 0xffff, 0);
+		p = make_pkt(0xffff, 0);
+		tap_ok(ibk_rx_check(&qp, p.b, NULL) == IBK_RX_ACCEPT,
+		       "%s needs no DETH", n);
+	}
+
+	tap_ok(check(IBK_QPT_UD, 0x8001, 0x1111, 0x0001, 0x1111) == IBK_RX_ACCEPT &&
+	       check(IBK_QPT_UD, 0xffff, IBK_QKEY_IPOIB, 0x7fff, IBK_QKEY_IPOIB) ==
+	       IBK_RX_ACCEPT,
+	       "UD: matching P_Key and equal Q_Key accepted");
+	tap_ok(check(IBK_QPT_UD, 0x8001, 0x1111, 0x8001, 0x1112) ==
+	       IBK_RX_DROP_QKEY &&
+	       check(IBK_QPT_UD, 0x8001, 0x80000001u, 0x8001, 0x00000001u) ==
+	       IBK_RX_DROP_QKEY,
+	       "UD: Q_Key mismatch (incl. MSB only) is a Q_Key drop");
+	tap_ok(check(IBK_QPT_UD, 0x0001, 0x1111, 0x0001, 0x1111) ==
+	       IBK_RX_DROP_PKEY &&
+	       check(IBK_QPT_UD, 0x8001, 0x1111, 0x8002, 0x1111) ==
+	       IBK_RX_DROP_PKEY,
+	       "UD: P_Key mismatch with a good Q_Key is a P_Key drop");
+	tap_ok(check(IBK_QPT_UD, 0x0001, 0x1111, 0x0001, 0x2222) ==
+	       IBK_RX_DROP_PKEY,
+	       "UD: failing both checks is a P_Key drop (P_Key checked first)");
+	tap_ok(check(IBK_QPT_UD, 0x8000, 5, 0x8000, 5) == IBK_RX_DROP_PKEY &&
+	       check(IBK_QPT_UD, 0x0000, 5, 0x0000, 5) == IBK_RX_DROP_PKEY,
+	       "UD: invalid P_Keys drop even when identical");
+
+	qp = qp_of(IBK_QPT_UD, 0xffff, 5);
+	p = make_pkt(0xffff, 5);
+	tap_ok(ibk_rx_check(&qp, p.b, NULL) == IBK_RX_DROP_MALFORMED,
+	       "UD without a DETH is malformed, not a key violation");
+	tap_ok(ibk_rx_check(NULL, p.b, p.b + 12) == IBK_RX_DROP_MALFORMED &&
+	       ibk_rx_check(&qp, NULL, p.b + 12) == IBK_RX_DROP_MALFORMED,
+	       "NULL QP or BTH is malformed");
+	qp.type = (enum ibk_qp_type)42;
+	tap_ok(ibk_rx_check(&qp, p.b, p.b + 12) == IBK_RX_DROP_MALFORMED,
+	       "an unknown QP type is malformed");
+}
+
+static void test_names(void)
+{
+	static const enum ibk_rx_verdict all[] = {
+		IBK_RX_ACCEPT, IBK_RX_DROP_PKEY, IBK_RX_DROP_QKEY,
+		IBK_RX_DROP_NEED_TABLE, IBK_RX_DROP_PORT,
+		IBK_RX_DROP_PKEY_INDEX, IBK_RX_DROP_MALFORMED,
+	};
+	const size_t n = sizeof(all) / sizeof(all[0]);
+	bool ok = true;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const char *a = ibk_rx_verdict_name(all[i]);
+
+		if (!a || !*a || strcmp(a, "unknown") == 0)
+			ok = false;
+		for (j = 0; ok && j < i; j++)
+			if (strcmp(a, ibk_rx_verdict_name(all[j])) == 0)
+				ok = false;
+	}
+	tap_ok(ok, "verdict names are non-empty and distinct");
+	tap_ok(strcmp(ibk_rx_verdict_name((enum ibk_rx_verdict)99), "unknown") == 0,
+	       "an out-of-range verdict is named \"unknown\"");
+	tap_ok(IBK_RX_ACCEPT == 0, "IBK_RX_ACCEPT is 0");
+}
+
+static void test_tx(void)
+{
+	struct pkt p, orig;
+	struct ibk_qp_keys rx = qp_of(IBK_QPT_UD, 0x8005, 0x80001234u);
+
+	p = make_pkt(0, 0);
+	orig = p;
+	ibk_tx_fill_keys(p.b, p.b + IBK_BTH_LEN, 0x0005, 0x80000000u,
+			 0x80001234u);
+	tap_ok(p.b[2] == 0x00 && p.b[3] == 0x05 && p.b[12] == 0x80 &&
+	       p.b[13] == 0x00 && p.b[14] == 0x12 && p.b[15] == 0x34,
+	       "controlled WR Q_Key: the DETH carries the QP's Q_Key");
+	tap_ok(memcmp(p.b, orig.b, 2) == 0 && memcmp(p.b + 4, orig.b + 4, 8) == 0 &&
+	       memcmp(p.b + 16, orig.b + 16, 4) == 0,
+	       "only the P_Key and Q_Key bytes change");
+	tap_ok(ibk_rx_check(&rx, p.b, p.b + IBK_BTH_LEN) == IBK_RX_ACCEPT,
+	       "and a UD QP holding that controlled Q_Key accepts it");
+
+	ibk_tx_fill_keys(p.b, p.b + IBK_BTH_LEN, 0x0005, 0x00000b1bu,
+			 0x80001234u);
+	tap_ok(p.b[12] == 0x00 && p.b[13] == 0x00 && p.b[14] == 0x0b &&
+	       p.b[15] == 0x1b,
+	       "uncontrolled WR Q_Key: the DETH carries the WR's own");
+	tap_ok(ibk_rx_check(&rx, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_QKEY,
+	       "which the controlled-key QP drops as a Q_Key violation");
+
+	p = make_pkt(0x1111, 0x22222222u);
+	orig = p;
+	ibk_tx_fill_keys(p.b, NULL, 0xabcd, 0x80000000u, 0x12345678u);
+	tap_ok(p.b[2] == 0xab && p.b[3] == 0xcd &&
+	       memcmp(p.b + 4, orig.b + 4, sizeof(p.b) - 4) == 0 &&
+	       memcmp(p.b, orig.b, 2) == 0,
+	       "no DETH: only the BTH P_Key is written");
+}
+
+/* A QP key and packet keys that often match, often nearly match. */
+static uint16_t near_pkey(uint16_t qp)
+{
+	uint64_t r = rng();
+
+	switch (r % 4) {
+	case 0:
+		return qp;
+	case 1:
+		return (uint16_t)(qp ^ 0x8000);
+	case 2:
+		return (uint16_t)(qp ^ (1u << (r >> 8) % 16));
+	default:
+		return (uint16_t)(r >> 16);
+	}
+}
+
+static uint32_t near_qkey(uint32_t qp)
+{
+	uint64_t r = rng();
+
+	switch (r % 3) {
+	case 0:
+	case 1:
+		return qp;
+	default:
+		return qp ^ (1u << (r >> 8) % 32);
+	}
+}
+
+static void test_burst(void)
+{
+	static uint8_t pool[68 * 24 + 8];
+	const void *hdrs[68];
+	uint8_t verdicts[68 + 8];
+	unsigned bad_check = 0, bad_model = 0, bad_count = 0, bad_tail = 0;
+	unsigned seen[3] = { 0, 0, 0 };
+	unsigned trial;
+	size_t n, i;
+
+	for (trial = 0; trial < 40; trial++) {
+		uint16_t qp_pkey = trial % 8 == 0 ? (uint16_t)(rng() & 0x8000) :
+				   trial % 8 == 1 ? 0x7fff : (uint16_t)rng();
+		uint32_t qp_qkey = trial & 1 ? (uint32_t)rng() : IBK_QKEY_GSI;
+		struct ibk_qp_keys qp = qp_of(IBK_QPT_UD, qp_pkey, qp_qkey);
+
+		for (n = 0; n <= 67; n++) {
+			size_t accepted = 0, got;
+
+			/* headers at odd spots: any alignment must work */
+			for (i = 0; i < n; i++) {
+				uint8_t *h = pool + i * 24 + (rng() % 5);
+				struct pkt p = make_pkt(near_pkey(qp_pkey),
+							near_qkey(qp_qkey));
+
+				memcpy(h, p.b, sizeof(p.b));
+				hdrs[i] = h;
+			}
+			memset(verdicts, 0xee, sizeof(verdicts));
+			got = ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, verdicts, n);
+			for (i = 0; i < n; i++) {
+				const uint8_t *h = (const uint8_t *)hdrs[i];
+				uint16_t pk = (uint16_t)(h[2] << 8 | h[3]);
+				uint32_t qk = (uint32_t)h[12] << 24 |
+					      (uint32_t)h[13] << 16 |
+					      (uint32_t)h[14] << 8 | h[15];
+				unsigned want = !model_pkey(qp_pkey, pk) ? 1 :
+						qk != qp_qkey ? 2 : 0;
+
+				bad_check += verdicts[i] !=
+					     ibk_rx_check(&qp, h, h + 12);
+				bad_model += verdicts[i] != want;
+				accepted += verdicts[i] == IBK_RX_ACCEPT;
+				if (verdicts[i] < 3)
+					seen[verdicts[i]]++;
+			}
+			for (i = n; i < sizeof(verdicts); i++)
+				bad_tail += verdicts[i] != 0xee;
+			bad_count += got != accepted;
+		}
+	}
+	tap_ok(bad_check == 0,
+	       "rx_ud_burst == ibk_rx_check per packet, lengths 0..67 (%u bad)",
+	       bad_check);
+	tap_ok(bad_model == 0,
+	       "rx_ud_burst == the rules (P_Key first, then Q_Key) (%u bad)",
+	       bad_model);
+	tap_ok(bad_count == 0 && bad_tail == 0,
+	       "returns the number accepted, writes no verdict past n "
+	       "(%u bad counts, %u bad tail bytes)", bad_count, bad_tail);
+	tap_ok(seen[0] > 1000 && seen[1] > 1000 && seen[2] > 1000,
+	       "the random packets exercised every verdict "
+	       "(%u accept, %u P_Key, %u Q_Key)", seen[0], seen[1], seen[2]);
+	tap_ok(ibk_rx_ud_burst(0xffff, 0, NULL, NULL, 0) == 0,
+	       "an empty burst accepts nothing");
+}
+
+static void test_errors(void)
+{
+	static const int codes[] = {
+		IBK_OK, IBK_EINVAL, IBK_ERANGE, IBK_ENOENT, IBK_ENOTREADY,
+		IBK_ESTALE, IBK_ENOSPC, IBK_EBUSY,
+	};
+	const size_t n = sizeof(codes) / sizeof(codes[0]);
+	bool ok = true;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const char *a = ibk_strerror(codes[i]);
+
+		if (!a || !*a || strcmp(a, "unknown error") == 0)
+			ok = false;
+		for (j = 0; ok && j < i; j++)
+			if (strcmp(a, ibk_strerror(codes[j])) == 0)
+				ok = false;
+	}
+	tap_ok(ok, "ibk_strerror: distinct non-empty text for every code");
+	tap_ok(strcmp(ibk_strerror(-8), "unknown error") == 0 &&
+	       strcmp(ibk_strerror(1), "unknown error") == 0 &&
+	       strcmp(ibk_strerror(-1000000), "unknown error") == 0,
+	       "ibk_strerror: \"unknown error\" outside the enum");
+	tap_ok(IBK_OK == 0 && IBK_EINVAL == -1 && IBK_ERANGE == -2 &&
+	       IBK_ENOENT == -3 && IBK_ENOTREADY == -4 && IBK_ESTALE == -5 &&
+	       IBK_ENOSPC == -6 && IBK_EBUSY == -7,
+	       "error codes have their documented negative values");
+}
+
+int main(void)
+{
+	test_errors();
+	test_types();
+	test_names();
+	test_tx();
+	test_burst();
+	return tap_done();
+}
