@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# test_ibkeys_cli.sh IBKEYS - the explainer (examples/ibkeys.c) must state the
+# InfiniBand facts for the inputs below, and refuse malformed input with
+# exit status 1 and a one-line message on stderr naming the argument.
+# The expected values are worked out from the rules in the comments, not
+# copied from the program's output. TAP on stdout.
+
+ibkeys=${1:?usage: test_ibkeys_cli.sh PATH-TO-IBKEYS}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibkeys-cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+
+tap() {	# tap STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		sed 's/^/# stdout: /' "$tmp/out"
+		sed 's/^/# stderr: /' "$tmp/err"
+	fi
+}
+
+run() {	# run ARG... : the output lands in $tmp/out, $tmp/err; status in $rc
+	"$ibkeys" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# expect 'ARGS' ERE...: exit 0, and every ERE matches a line of stdout.
+expect() {
+	args=$1
+	shift
+	# shellcheck disable=SC2086 # ARGS is split on purpose
+	run $args
+	status=$rc
+	for re; do
+		grep -Eq -- "$re" "$tmp/out" || status=1
+	done
+	tap "$status" "ibkeys $args: $*"
+}
+
+# expect_not 'ARGS' ERE: exit 0, and no line of stdout matches ERE.
+expect_not() {
+	# shellcheck disable=SC2086
+	run $1
+	status=$rc
+	grep -Eq -- "$2" "$tmp/out" && status=1
+	tap "$status" "ibkeys $1: no '$2'"
+}
+
+# malformed ARG...: exit 1, nothing on stdout, one line on stderr quoting
+# the last argument.
+malformed() {
+	run "$@"
+	for bad; do :; done	# the last argument
+	status=0
+	[ "$rc" -eq 1 ] || status=1
+	[ -s "$tmp/out" ] && status=1
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || status=1
+	grep -Fq -- "'$bad'" "$tmp/err" || status=1
+	tap "$status" "ibkeys $1 ... '$bad' is refused (exit 1, message on stderr)"
+}
+
+# ---- P_Key: bit 15 membership, bits 0-14 the partition; base 0 invalid;
+# ---- talk iff same non-zero base and at least one full member.
+expect 'pkey 0x8001' 'partition: +0x0001' 'membership: +full' 'valid: +yes'
+expect 'pkey 0x0001' 'partition: +0x0001' 'membership: +limited' 'valid: +yes'
+expect 'pkey 0x8000' 'partition: +0x0000' 'valid: +no'
+expect 'pkey 0x0000' 'valid: +no'
+expect 'pkey 0xffff' 'partition: +0x7fff.*default'
+expect 'pkey 0x7fff' 'partition: +0x7fff.*default' 'membership: +limited'
+expect 'pkey 32769' '^P_Key 0x8001$'
+expect_not 'pkey 0x8001' 'may talk'
+expect 'pkey 0x8001 0x0001' '^may talk: yes'
+expect 'pkey 0x0001 0x8001' '^may talk: yes'
+expect 'pkey 0x8001 0x8001' '^may talk: yes'
+expect 'pkey 0xffff 0x7fff' '^may talk: yes'
+expect 'pkey 0x0001 0x0001' '^may talk: no'
+expect 'pkey 0x7fff 0x7fff' '^may talk: no'
+expect 'pkey 0x8002 0x0001' '^may talk: no'
+expect 'pkey 0x8002 0x8001' '^may talk: no'
+expect 'pkey 0x0000 0x0000' '^may talk: no'
+expect 'pkey 0x8000 0x8000' '^may talk: no'
+expect 'pkey 0x8000 0x0000' '^may talk: no'
+
+# ---- Q_Key ranges: free < 0x80000000 <= app-controlled <= 0x8000ffff <
+# ---- reserved (0x80010000 = GSI) <= 0x8fffffff < controlled-unassigned.
+expect 'qkey 0x80010000' 'class:.*[Gg][Ss][Ii]' 'controlled: +yes' \
+	"on the wire:.*QP context" 'who may set:.*privileged'
+expect 'qkey 0x00000b1b' 'class: +free' 'IPoIB' 'controlled: +no' \
+	'on the wire:.*0x00000b1b' 'who may set: +any'
+expect 'qkey 0' 'class: +free' 'controlled: +no'
+expect 'qkey 0x7fffffff' 'class: +free' 'controlled: +no'
+expect 'qkey 0x80000000' 'class: +controlled-app' 'controlled: +yes' \
+	'on the wire:.*QP context'
+expect 'qkey 0x8000ffff' 'class: +controlled-app'
+expect 'qkey 0x80010001' 'class: +reserved' 'controlled: +yes'
+expect 'qkey 0x8fffffff' 'class: +reserved'
+expect 'qkey 0x90000000' 'class: +controlled-unassigned'
+expect 'qkey 0xffffffff' 'class: +controlled-unassigned' 'controlled: +yes'
+
+# ---- GID = subnet prefix (upper 64) || GUID (lower 64); text per RFC 5952.
+expect 'gid fe80::2:c903:1:2345' '^GID fe80::2:c903:1:2345$' \
+	'full form: +fe80:0000:0000:0000:0002:c903:0001:2345$' \
+	'subnet prefix: +0xfe80000000000000' \
+	'GUID: +0x0002c90300012345 \(0002:c903:0001:2345\)' \
+	'kind: +link-local'
+expect 'gid FE80:0:0:0:2:C903:1:2345' '^GID fe80::2:c903:1:2345$'
+expect 'gid ::' 'kind: +zero'
+expect 'gid ff02::1' 'kind: +multicast'
+expect_not 'gid ff02::1' 'IPoIB'
+# 52:54:00:12:34:56 -> 5054:00ff:fe12:3456 (0x02 flipped, ff:fe inserted)
+expect 'gid fe80::5054:ff:fe12:3456' 'MAC 52:54:00:12:34:56'
+expect 'gid ::ffff:10.1.2.3' 'kind: +IPv4-mapped' '10\.1\.2\.3'
+expect 'gid ff12:401b:ffff::ffff:ffff' 'IPoIB' 'P_Key 0xffff'
+# The MGID carries only full-member P_Keys: 0x7fff there is not IPoIB's.
+expect_not 'gid ff12:401b:7fff::ffff:ffff' 'IPoIB'
+
+# ---- IPoIB broadcast MGID ff1S:401b:PPPP:0:0:0:ffff:ffff, full bit forced.
+expect 'mgid 0x8001' '^GID ff12:401b:8001::ffff:ffff$' \
+	'full form: +ff12:401b:8001:0000:0000:0000:ffff:ffff$'
+expect 'mgid 0x0001' '^GID ff12:401b:8001::ffff:ffff$'
+expect 'mgid 0x8001 2 ipv4' '^GID ff12:401b:8001::ffff:ffff$'
+expect 'mgid 0xffff 5 ipv6' '^GID ff15:601b:ffff::ffff:ffff$'
+expect 'mgid 0x7fff global' '^GID ff1e:401b:ffff::ffff:ffff$'
+expect 'mgid 0x8001 ipv6' '^GID ff12:601b:8001::ffff:ffff$'
+
+# ---- RoCE v1: fe80::/64 || modified EUI-64; v2: ::ffff:a.b.c.d.
+expect 'roce 52:54:00:12:34:56' '^GID fe80::5054:ff:fe12:3456$'
+expect 'roce 00:02:c9:01:02:03' '^GID fe80::202:c9ff:fe01:203$'
+expect 'roce 192.168.1.2' '^GID ::ffff:192\.168\.1\.2$' \
+	'full form: +0000:0000:0000:0000:0000:ffff:c0a8:0102$'
+expect 'roce 2001:db8::1' '^GID 2001:db8::1$'
+
+# ---- GUID: both text forms; port GID under the default prefix fe80::/64.
+expect 'guid 0x0002c90300012345' '^GUID 0x0002c90300012345$' \
+	'colon form: +0002:c903:0001:2345$' '^GID fe80::2:c903:1:2345$'
+expect 'guid 0002:c903:0001:2345' '^GUID 0x0002c90300012345$'
+expect 'guid 0x1' '^GUID 0x0000000000000001$' '^GID fe80::1$'
+
+# ---- malformed values: exit 1
+malformed pkey zz
+malformed pkey ''
+malformed pkey -1
+malformed pkey +1
+malformed pkey 0x
+malformed pkey 0x10000
+malformed pkey 65536
+malformed pkey '1 '
+malformed pkey 12abc
+malformed pkey 0x8001 0xfffff
+malformed qkey 0x100000000
+malformed qkey 18446744073709551616
+malformed qkey ''
+malformed gid fe80:::1
+malformed gid fe80::1%eth0
+malformed gid 1.2.3.4
+malformed mgid 0x8001 16
+malformed mgid 0x8001 ipv5
+malformed mgid 0x8001 ipv4 ipv6
+malformed mgid zz
+malformed roce 52:54:00:12:34
+malformed roce 52:54:00:12:34:567
+malformed roce 1.2.3
+malformed guid 0x
+malformed guid 0x00000000000000001
+malformed guid 2c9:3:1:2345
+
+# ---- usage: --help on stdout (0); no or wrong arguments on stderr (2)
+run --help
+status=$rc
+grep -q usage "$tmp/out" || status=1
+tap "$status" "ibkeys --help prints usage on stdout, exit 0"
+
+run
+status=0
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q usage "$tmp/err" || status=1
+tap "$status" "ibkeys with no arguments: usage on stderr, exit 2"
+
+run frobnicate 1
+status=0
+[ "$rc" -eq 2 ] && grep -Fq frobnicate "$tmp/err" || status=1
+tap "$status" "ibkeys frobnicate: unknown command, exit 2"
+
+run pkey 1 2 3
+status=0
+[ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
+tap "$status" "ibkeys pkey with three keys: usage, exit 2"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_tshark.c - Wireshark's InfiniBand dissector as the oracle for the
+ * BTH and DETH accessors.
+ *
+ * Each packet is a RoCEv2 UD SEND Only (Ethernet / IPv4 / UDP 4791 / BTH /
+ * DETH / payload / ICRC) whose header fields the test draws at random. The
+ * headers are built twice, once with the library's setters and
+ * ibk_tx_fill_keys() and once with byte stores written here from the IBA
+ * layout (vol. 1, 9.2 BTH and 9.3.3 DETH); both builds start from the same
+ * random bytes, so equal images also show that no setter touches a reserved
+ * bit. The library's getters must read every field back, and tshark, reading
+ * the packets from a pcap file, must decode the values the test chose.
+ *
+ * Wireshark 4.0 dissects UDP port 4791 as RoCEv2 ("RRoCE") with no options
+ * and does not verify the ICRC, so the trailer is left zero.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ib_keys.h"
+#include "tap.h"
+
+#define NPKT		64
+#define SEED		0x1b1b5eedc0ffee00ull
+#define ROCEV2_PORT	4791
+#define ETH_LEN		14
+#define IPV4_LEN	20
+#define UDP_LEN		8
+#define PAYLOAD_LEN	16
+#define ICRC_LEN	4
+#define IB_HDR_LEN	(IBK_BTH_LEN + IBK_DETH_LEN)
+#define FRAME_LEN	(ETH_LEN + IPV4_LEN + UDP_LEN + IB_HDR_LEN + \
+			 PAYLOAD_LEN + ICRC_LEN)
+#define MAX_DIAG	4
+
+/* What the test chose for one packet. */
+struct pkt {
+	uint8_t    opcode;
+	bool       se, mig;
+	uint8_t    padcnt, tver;
+	ibk_pkey_t pkey;
+	bool       fecn, becn;
+	uint32_t   dest_qp;
+	bool       ackreq;
+	uint32_t   psn;
+	ibk_qkey_t wr_qkey;	/* the send work request's Q_Key */
+	ibk_qkey_t qp_qkey;	/* the sending QP context's Q_Key */
+	ibk_qkey_t wire_qkey;	/* what the DETH must carry */
+	uint32_t   src_qp;
+};
+
+static uint64_t rng_state = SEED;
+
+/* splitmix64: a fixed seed keeps every run (and every failure) the same. */
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * A QP number of 2..0xffffff: QP0 and QP1 would make the dissector parse
+ * the payload as a MAD.
+ */
+static uint32_t random_qp(void)
+{
+	return 2 + (uint32_t)(rng() % (0xffffffu - 1));
+}
+
+/*
+ * The Q_Key a UD send puts on the wire (IBA 10.2.5): the QP context's own
+ * when the work request's has its high-order bit set, else the request's.
+ */
+static ibk_qkey_t qkey_on_wire(ibk_qkey_t wr_qkey, ibk_qkey_t qp_qkey)
+{
+	return (wr_qkey & 0x80000000u) ? qp_qkey : wr_qkey;
+}
+
+static void choose_random(struct pkt *p)
+{
+	p->opcode = IBK_OPCODE_UD_SEND_ONLY;
+	p->se = rng() & 1;
+	p->mig = rng() & 1;
+	p->padcnt = (uint8_t)(rng() & 3);
+	p->tver = (uint8_t)(rng() & 15);
+	p->pkey = (ibk_pkey_t)rng();
+	p->fecn = rng() & 1;
+	p->becn = rng() & 1;
+	p->dest_qp = random_qp();
+	p->ackreq = rng() & 1;
+	p->psn = (uint32_t)rng() & 0xffffff;
+	p->wr_qkey = (ibk_qkey_t)rng();
+	p->qp_qkey = (ibk_qkey_t)rng();
+	p->src_qp = random_qp();
+}
+
+/*
+ * The first packets pin the edges: the default partition's full and limited
+ * keys, the lowest valid full key, the GSI Q_Key (put by a QP context behind
+ * a controlled work-request Q_Key), IPoIB's Q_Key, the all-ones Q_Key, and
+ * the largest and smallest QP numbers the test allows.
+ */
+static void choose_edges(struct pkt *p)
+{
+	p[0].pkey = 0xffff;
+	p[0].wr_qkey = 0x80000000u | (ibk_qkey_t)rng();
+	p[0].qp_qkey = 0x80010000u;
+	p[0].dest_qp = 0xffffff;
+	p[0].src_qp = 2;
+	p[0].psn = 0xffffff;
+
+	p[1].pkey = 0x7fff;
+	p[1].wr_qkey = 0x00000b1bu;
+	p[1].dest_qp = 2;
+	p[1].src_qp = 0xffffff;
+	p[1].psn = 0;
+
+	p[2].pkey = 0x8001;
+	p[2].wr_qkey = 0xffffffffu;
+	p[2].qp_qkey = 0xffffffffu;
+	p[2].dest_qp = 0xffffff;
+	p[2].src_qp = 0xffffff;
+}
+
+/* (a) The library builds the headers. */
+static void build_with_library(uint8_t *hdr, const struct pkt *p)
+{
+	uint8_t *bth = hdr, *deth = hdr + IBK_BTH_LEN;
+
+	ibk_bth_set_opcode(bth, p->opcode);
+	ibk_bth_set_se(bth, p->se);
+	ibk_bth_set_mig(bth, p->mig);
+	ibk_bth_set_padcnt(bth, p->padcnt);
+	ibk_bth_set_tver(bth, p->tver);
+	ibk_bth_set_fecn(bth, p->fecn);
+	ibk_bth_set_becn(bth, p->becn);
+	ibk_bth_set_dest_qp(bth, p->dest_qp);
+	ibk_bth_set_ackreq(bth, p->ackreq);
+	ibk_bth_set_psn(bth, p->psn);
+	ibk_deth_set_src_qp(deth, p->src_qp);
+	ibk_tx_fill_keys(bth, deth, p->pkey, p->wr_qkey, p->qp_qkey);
+}
+
+static void put_be24(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 16);
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	put_be24(b + 1, v);
+}
+
+/*
+ * (b) The headers by hand from the IBA layout. BTH: OpCode @0; SE 0x80,
+ * M 0x40, PadCnt 0x30, TVer 0x0f @1; P_Key @2-3; FECN 0x80, BECN 0x40 and
+ * six reserved bits @4; DestQP @5-7; AckReq 0x80 and seven reserved bits @8;
+ * PSN @9-11. DETH: Q_Key @0-3; reserved @4; SrcQP @5-7. Reserved bits are
+ * left as they were.
+ */
+static void build_by_hand(uint8_t *hdr, const struct pkt *p)
+{
+	uint8_t *bth = hdr, *deth = hdr + IBK_BTH_LEN;
+
+	bth[0] = p->opcode;
+	bth[1] = (uint8_t)(p->se << 7 | p->mig << 6 | p->padcnt << 4 | p->tver);
+	bth[2] = (uint8_t)(p->pkey >> 8);
+	bth[3] = (uint8_t)p->pkey;
+	bth[4] = (uint8_t)(p->fecn << 7 | p->becn << 6 | (bth[4] & 0x3f));
+	put_be24(bth + 5, p->dest_qp);
+	bth[8] = (uint8_t)(p->ackreq << 7 | (bth[8] & 0x7f));
+	put_be24(bth + 9, p->psn);
+	put_be32(deth, p->wire_qkey);
+	put_be24(deth + 5, p->src_qp);
+}
+
+/* Every getter must return what the test chose. */
+static bool getters_agree(const uint8_t *hdr, const struct pkt *p)
+{
+	const uint8_t *bth = hdr, *deth = hdr + IBK_BTH_LEN;
+
+	return ibk_bth_opcode(bth) == p->opcode &&
+	       ibk_bth_se(bth) == p->se &&
+	       ibk_bth_mig(bth) == p->mig &&
+	       ibk_bth_padcnt(bth) == p->padcnt &&
+	       ibk_bth_tver(bth) == p->tver &&
+	       ibk_bth_pkey(bth) == p->pkey &&
+	       ibk_bth_fecn(bth) == p->fecn &&
+	       ibk_bth_becn(bth) == p->becn &&
+	       ibk_bth_dest_qp(bth) == p->dest_qp &&
+	       ibk_bth_ackreq(bth) == p->ackreq &&
+	       ibk_bth_psn(bth) == p->psn &&
+	       ibk_deth_qkey(deth) == p->wire_qkey &&
+	       ibk_deth_src_qp(deth) == p->src_qp;
+}
+
+static void diag_bytes(const char *what, const uint8_t *b, size_t n)
+{
+	char line[3 * IB_HDR_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < n && i < IB_HDR_LEN; i++)
+		sprintf(line + 3 * i, "%02x ", b[i]);
+	line[3 * i] = '\0';
+	tap_diag("%s: %s", what, line);
+}
+
+static uint16_t ipv4_checksum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < IPV4_LEN; i += 2)
+		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* Ethernet / IPv4 / UDP around the IB headers, a payload and a zero ICRC. */
+static void build_frame(uint8_t *f, const uint8_t *ib_hdr, unsigned idx)
+{
+	static const uint8_t macs[12] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x02,	/* destination */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,	/* source */
+	};
+	uint8_t *ip = f + ETH_LEN, *udp = ip + IPV4_LEN;
+	uint8_t *ib = udp + UDP_LEN;
+	uint16_t sum;
+	int i;
+
+	memset(f, 0, FRAME_LEN);
+	memcpy(f, macs, sizeof(macs));
+	f[12] = 0x08;				/* EtherType IPv4 */
+	f[13] = 0x00;
+
+	ip[0] = 0x45;				/* version 4, 5 words */
+	ip[2] = (uint8_t)((FRAME_LEN - ETH_LEN) >> 8);
+	ip[3] = (uint8_t)(FRAME_LEN - ETH_LEN);
+	ip[6] = 0x40;				/* don't fragment */
+	ip[8] = 64;				/* TTL */
+	ip[9] = 17;				/* UDP */
+	put_be32(ip + 12, 0x0a000001);		/* 10.0.0.1 */
+	put_be32(ip + 16, 0x0a000002);		/* 10.0.0.2 */
+	sum = ipv4_checksum(ip);
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+
+	udp[0] = 0xc0;				/* source port 49152 + idx */
+	udp[1] = (uint8_t)idx;
+	udp[2] = ROCEV2_PORT >> 8;
+	udp[3] = ROCEV2_PORT & 0xff;
+	udp[4] = (uint8_t)((FRAME_LEN - ETH_LEN - IPV4_LEN) >> 8);
+	udp[5] = (uint8_t)(FRAME_LEN - ETH_LEN - IPV4_LEN);
+	/* UDP checksum 0: none, as RoCEv2 senders commonly send it */
+
+	memcpy(ib, ib_hdr, IB_HDR_LEN);
+	for (i = 0; i < PAYLOAD_LEN; i++)
+		ib[IB_HDR_LEN + i] = (uint8_t)(0xa0 + i);
+}
+
+static bool put32(FILE *fp, uint32_t v)
+{
+	return fwrite(&v, sizeof(v), 1, fp) == 1;
+}
+
+static bool put16(FILE *fp, uint16_t v)
+{
+	return fwrite(&v, sizeof(v), 1, fp) == 1;
+}
+
+/* A classic pcap file in host byte order (readers detect it by the magic). */
+static bool write_pcap(const char *path, uint8_t frames[][FRAME_LEN],
+		       unsigned n)
+{
+	FILE *fp = fopen(path, "wb");
+	bool ok;
+	unsigned i;
+
+	if (!fp)
+		return false;
+	ok = put32(fp, 0xa1b2c3d4) && put16(fp, 2) && put16(fp, 4) &&
+	     put32(fp, 0) && put32(fp, 0) &&	/* thiszone, sigfigs */
+	     put32(fp, 65535) && put32(fp, 1);	/* snaplen, LINKTYPE_ETHERNET */
+	for (i = 0; ok && i < n; i++)
+		ok = put32(fp, i) && put32(fp, 0) &&
+		     put32(fp, FRAME_LEN) && put32(fp, FRAME_LEN) &&
+		     fwrite(frames[i], FRAME_LEN, 1, fp) == 1;
+	return fclose(fp) == 0 && ok;
+}
+
+/* The fields tshark prints for each packet, in this order. */
+enum field {
+	F_OPCODE, F_SE, F_MIG, F_PADCNT, F_TVER, F_PKEY, F_DESTQP, F_ACKREQ,
+	F_PSN, F_QKEY, F_SRCQP, NFIELDS
+};
+
+static const struct {
+	const char *name;	/* tshark field */
+	const char *what;	/* for the TAP line */
+} fields[NFIELDS] = {
+	{ "infiniband.bth.opcode", "BTH OpCode" },
+	{ "infiniband.bth.se",     "BTH SE" },
+	{ "infiniband.bth.m",      "BTH MigReq" },
+	{ "infiniband.bth.padcnt", "BTH PadCnt" },
+	{ "infiniband.bth.tver",   "BTH TVer" },
+	{ "infiniband.bth.p_key",  "BTH P_Key" },
+	{ "infiniband.bth.destqp", "BTH DestQP" },
+	{ "infiniband.bth.a",      "BTH AckReq" },
+	{ "infiniband.bth.psn",    "BTH PSN" },
+	{ "infiniband.deth.q_key", "DETH Q_Key" },
+	{ "infiniband.deth.srcqp", "DETH SrcQP" },
+};
+
+static uint64_t expected(const struct pkt *p, enum field f)
+{
+	switch (f) {
+	case F_OPCODE:	return p->opcode;
+	case F_SE:	return p->se;
+	case F_MIG:	return p->mig;
+	case F_PADCNT:	return p->padcnt;
+	case F_TVER:	return p->tver;
+	case F_PKEY:	return p->pkey;
+	case F_DESTQP:	return p->dest_qp;
+	case F_ACKREQ:	return p->ackreq;
+	case F_PSN:	return p->psn;
+	case F_QKEY:	return p->wire_qkey;
+	case F_SRCQP:	return p->src_qp;
+	case NFIELDS:	break;
+	}
+	return ~0ull;
+}
+
+/*
+ * One tshark value: a number in any base tshark picks ("0x..." or decimal),
+ * or a boolean, which some tshark versions print as True/False.
+ */
+static bool parse_value(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (strcmp(s, "True") == 0 || strcmp(s, "False") == 0) {
+		*out = s[0] == 'T';
+		return true;
+	}
+	if (*s < '0' || *s > '9')
+		return false;
+	*out = strtoull(s, &end, 0);
+	return *end == '\0';
+}
+
+/* Split one output line at the separators and parse every field. */
+static bool parse_line(char *line, uint64_t *vals)
+{
+	char *s = line;
+	int f;
+
+	for (f = 0; f < NFIELDS; f++) {
+		char *comma = strchr(s, ',');
+
+		if ((comma == NULL) != (f == NFIELDS - 1))
+			return false;
+		if (comma)
+			*comma = '\0';
+		if (!parse_value(s, &vals[f]))
+			return false;
+		s = comma + 1;
+	}
+	return true;
+}
+
+static const char *tshark_program(void)
+{
+	const char *env = getenv("TSHARK");
+
+	return env && *env ? env : "tshark";
+}
+
+/*
+ * The shell command: tshark's path and the capture's are single-quoted, so
+ * neither may hold a quote. stderr is dropped: tshark warns when run as
+ * root. False if the command does not fit in @size.
+ */
+static bool tshark_command(char *cmd, size_t size, const char *path)
+{
+	const char *prog = tshark_program();
+	size_t len;
+	int f;
+
+	if (strchr(prog, '\'') || strchr(path, '\''))
+		return false;
+	len = (size_t)snprintf(cmd, size,
+			       "'%s' -n -r '%s' -T fields -E separator=,",
+			       prog, path);
+	for (f = 0; f < NFIELDS && len < size; f++)
+		len += (size_t)snprintf(cmd + len, size - len, " -e %s",
+					fields[f].name);
+	if (len < size)
+		len += (size_t)snprintf(cmd + len, size - len, " 2>/dev/null");
+	return len < size;
+}
+
+static bool tshark_installed(void)
+{
+	const char *prog = tshark_program();
+	char cmd[1024];
+	int len;
+
+	if (strchr(prog, '\''))
+		return false;
+	len = snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1",
+		       prog);
+	return len > 0 && (size_t)len < sizeof(cmd) && system(cmd) == 0;
+}
+
+/*
+ * Run tshark over @path and compare every field of every packet with
+ * @pkts, counting mismatches per field in @bad. Returns the number of
+ * packets it decoded.
+ */
+static unsigned run_tshark(const char *path, const struct pkt *pkts,
+			   unsigned n, unsigned *bad)
+{
+	char cmd[4096];
+	char line[1024];
+	unsigned row = 0, decoded = 0;
+	FILE *out;
+	int f, status;
+
+	if (!tshark_command(cmd, sizeof(cmd), path)) {
+		tap_diag("cannot quote %s for the shell", path);
+		return 0;
+	}
+	tap_diag("%s", cmd);
+
+	out = popen(cmd, "r");
+	if (!out)
+		return 0;
+	while (fgets(line, sizeof(line), out)) {
+		uint64_t vals[NFIELDS];
+		unsigned i = row++;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (i >= n || !parse_line(line, vals)) {
+			if (i < MAX_DIAG || i >= n)
+				tap_diag("packet %u not decoded: %s", i, line);
+			continue;
+		}
+		decoded++;
+		for (f = 0; f < NFIELDS; f++) {
+			uint64_t want = expected(&pkts[i], (enum field)f);
+
+			if (vals[f] == want)
+				continue;
+			if (bad[f]++ < MAX_DIAG)
+				tap_diag("packet %u %s: tshark 0x%llx, chosen 0x%llx",
+					 i, fields[f].what,
+					 (unsigned long long)vals[f],
+					 (unsigned long long)want);
+		}
+	}
+	status = pclose(out);
+	if (!tap_ok(status != -1 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0, "tshark exits 0"))
+		tap_diag("pclose status %d", status);
+	if (row != n)
+		tap_diag("tshark printed %u lines for %u packets", row, n);
+	return decoded;
+}
+
+static bool make_temp_dir(char *dir, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	int len;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	len = snprintf(dir, size, "%s/ibkeys-tshark-XXXXXX", tmp);
+	return len > 0 && (size_t)len < size && mkdtemp(dir) != NULL;
+}
+
+int main(void)
+{
+	static struct pkt pkts[NPKT];
+	static uint8_t frames[NPKT][FRAME_LEN];
+	unsigned bad[NFIELDS] = { 0 };
+	unsigned i, differ = 0, unread = 0, decoded;
+	char dir[1024], path[1100];
+	int f;
+
+	tap_diag("seed 0x%llx, %u packets", (unsigned long long)SEED, NPKT);
+	for (i = 0; i < NPKT; i++)
+		choose_random(&pkts[i]);
+	choose_edges(pkts);
+
+	for (i = 0; i < NPKT; i++) {
+		uint8_t a[IB_HDR_LEN], b[IB_HDR_LEN];
+		unsigned j;
+
+		pkts[i].wire_qkey = qkey_on_wire(pkts[i].wr_qkey,
+						 pkts[i].qp_qkey);
+		for (j = 0; j < IB_HDR_LEN; j++)
+			a[j] = b[j] = (uint8_t)rng();
+		build_with_library(a, &pkts[i]);
+		build_by_hand(b, &pkts[i]);
+		if (memcmp(a, b, IB_HDR_LEN) != 0 && differ++ < MAX_DIAG) {
+			tap_diag("packet %u differs", i);
+			diag_bytes("library", a, IB_HDR_LEN);
+			diag_bytes("by hand", b, IB_HDR_LEN);
+		}
+		if ((!getters_agree(a, &pkts[i]) ||
+		     !getters_agree(b, &pkts[i])) && unread++ < MAX_DIAG) {
+			tap_diag("packet %u: a getter disagrees on %s", i,
+				 getters_agree(b, &pkts[i]) ?
+				 "the library's build only" : "the IBA layout");
+			diag_bytes("headers", b, IB_HDR_LEN);
+		}
+		build_frame(frames[i], a, i);
+	}
+	tap_ok(differ == 0,
+	       "setters and ibk_tx_fill_keys write the IBA layout (%u of %u differ)",
+	       differ, NPKT);
+	tap_ok(unread == 0, "getters read back every field (%u of %u wrong)",
+	       unread, NPKT);
+
+	if (!tshark_installed()) {
+		tap_ok(false, "tshark not found (install tshark)");
+		return tap_done();
+	}
+	if (!tap_ok(make_temp_dir(dir, sizeof(dir)), "temporary directory"))
+		return tap_done();
+	snprintf(path, sizeof(path), "%s/rocev2-ud.pcap", dir);
+
+	if (tap_ok(write_pcap(path, frames, NPKT), "wrote %s", path)) {
+		decoded = run_tshark(path, pkts, NPKT, bad);
+		tap_ok(decoded == NPKT, "tshark decoded %u packets (of %u)",
+		       decoded, NPKT);
+		for (f = 0; f < NFIELDS; f++)
+			tap_ok(decoded > 0 && bad[f] == 0,
+			       "tshark reads the chosen %s (%u mismatches)",
+			       fields[f].what, bad[f]);
+	}
+	unlink(path);
+	rmdir(dir);
+	return tap_done();
+}
