@@ -1,0 +1,1683 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ib_tables.h - lock-free cached P_Key and GID tables per InfiniBand port:
+ * a seqcount, O(1) lookups, port-state gating, change events, generation-
+ * checked references, violation counters, and the receive checks that need
+ * the port's table (QP1, and any QP by its P_Key index).
+ *
+ * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
+ * allocation, no global state; the caller owns every byte of storage.
+ *
+ * Concurrency model
+ *   Each table has one seqcount. Readers never write shared memory and
+ *   never block a writer: they read a generation, load the table with
+ *   relaxed atomics and retry if the generation moved. Writers exclude one
+ *   another through the same count (a second writer spins, or gets
+ *   IBK_EBUSY from ibk_seqcount_write_try_begin()). A reader spins only
+ *   while a write section is open, so a writer must not be preempted for
+ *   long inside one, and a thread must not read a table it is writing.
+ *
+ * Port state and refills
+ *   Table contents mean something only while the port is ARMED or ACTIVE
+ *   (ibv_query_pkey(3), ibv_query_gid(3)). Every read reports IBK_ENOTREADY in
+ *   any other state, then IBK_ESTALE while the table awaits a refill: the
+ *   state a change event leaves it in until the consumer has re-queried the
+ *   device and called the refill function. Only a refill clears it.
+ *
+ * Generations
+ *   A table's generation is its seqcount: even, +2 per write section
+ *   (refill, set, state change, event). A reference {index, value,
+ *   generation} is fresh while the count still equals its generation, so a
+ *   check is one load and one compare. The count is 32 bits: a reference
+ *   reads falsely fresh only if a multiple of 2^31 write sections ran
+ *   between take and check, which at 1000 updates/s takes 24.8 days.
+ *   Tests start near the wrap with ibk_seqcount_init(&t->hdr.seq, start)
+ *   right after the table's init, before any reader runs.
+ *
+ * Memory
+ *   P_Key table of capacity C: C 2-byte cells and IBK_PKEY_HASH_SLOTS(C)
+ *   4-byte hash slots: 16 bytes of index per entry when C is a power of two
+ *   up to 16384, less than 32 otherwise, and never more than 256 KiB (65536
+ *   slots, 4 bytes per entry at C = 65536). GID table: C 20-byte cells and
+ *   IBK_HASH_SLOTS(C) slots: 16 bytes per entry for a power of two, less
+ *   than 32 otherwise. The index is at most a quarter full: a find usually
+ *   reads one slot, which keeps it over ten times faster than a scan of a
+ *   128-entry table.
+ */
+#ifndef IBKEYS_IB_TABLES_H
+#define IBKEYS_IB_TABLES_H
+
+#include "ib_keys.h"
+
+/* ------------------------------------------------------------------------
+ * Language glue: the same layout from <stdatomic.h> and from <atomic>
+ * ------------------------------------------------------------------------ */
+
+#ifdef __cplusplus
+#include <atomic>
+#define IBK__ATOMIC(type)	std::atomic<type>
+#define IBK__MO(order)		std::memory_order_##order
+#define ibk__load(p, order)	std::atomic_load_explicit((p), IBK__MO(order))
+#define ibk__store(p, v, order) \
+	std::atomic_store_explicit((p), (v), IBK__MO(order))
+#define ibk__fetch_add(p, v, order) \
+	std::atomic_fetch_add_explicit((p), (v), IBK__MO(order))
+#define ibk__exchange(p, v, order) \
+	std::atomic_exchange_explicit((p), (v), IBK__MO(order))
+#define ibk__cas(p, expected, desired, success, failure) \
+	std::atomic_compare_exchange_strong_explicit((p), (expected), \
+		(desired), IBK__MO(success), IBK__MO(failure))
+#define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
+#define IBK__ALIGNED(n)		alignas(n)
+#define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#include <stdatomic.h>
+#define IBK__ATOMIC(type)	_Atomic(type)
+#define IBK__MO(order)		memory_order_##order
+#define ibk__load(p, order)	atomic_load_explicit((p), IBK__MO(order))
+#define ibk__store(p, v, order)	atomic_store_explicit((p), (v), IBK__MO(order))
+#define ibk__fetch_add(p, v, order) \
+	atomic_fetch_add_explicit((p), (v), IBK__MO(order))
+#define ibk__exchange(p, v, order) \
+	atomic_exchange_explicit((p), (v), IBK__MO(order))
+#define ibk__cas(p, expected, desired, success, failure) \
+	atomic_compare_exchange_strong_explicit((p), (expected), (desired), \
+		IBK__MO(success), IBK__MO(failure))
+#define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
+#define IBK__ALIGNED(n)		_Alignas(n)
+#define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/* Only 16- and 32-bit atomics, and those must never fall back to a lock. */
+IBK__STATIC_ASSERT(ATOMIC_SHORT_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
+		   "ib_tables.h needs lock-free 16- and 32-bit atomics");
+
+/* Keeps what receive paths write off the read-mostly table headers. */
+#define IBK__CACHE_LINE 64
+
+/* A hint to the core that this thread is spinning on a shared word. */
+static inline void ibk__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/*
+ * GCC warns (-Wtsan) that ThreadSanitizer does not model fences. Every
+ * datum a seqcount guards here is an atomic, so there is no plain access
+ * for it to misjudge; the fences still order the real machine, and the
+ * stress test checks the outcome. Under it the fences call the builtin
+ * (which is what both <stdatomic.h> and <atomic> expand to), so that the
+ * warning is raised here, where the pragma covers it.
+ */
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 11
+#define IBK__GCC_TSAN 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+static inline void ibk__fence_acquire(void)
+{
+#ifdef IBK__GCC_TSAN
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+#else
+	ibk__fence(acquire);
+#endif
+}
+
+static inline void ibk__fence_release(void)
+{
+#ifdef IBK__GCC_TSAN
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+#else
+	ibk__fence(release);
+#endif
+}
+
+#ifdef IBK__GCC_TSAN
+#pragma GCC diagnostic pop
+#endif
+
+/* ------------------------------------------------------------------------
+ * Seqcount
+ *
+ * One 32-bit count: even while the data is stable, odd while a writer is
+ * inside a write section. A reader takes the even count, loads the data
+ * with relaxed atomics, and retries if the count moved; a writer makes the
+ * count odd with a compare-and-swap (which also shuts out a second
+ * writer), stores the data with relaxed atomics, and makes it even again.
+ * The data must be atomics accessed relaxed: a plain load racing with a
+ * writer's store is a data race, undefined behaviour in C11 and C++.
+ *
+ *	do {
+ *		start = ibk_seqcount_read_begin(&sc);
+ *		x = atomic_load_explicit(&data, memory_order_relaxed);
+ *	} while (ibk_seqcount_read_retry(&sc, start));
+ * ------------------------------------------------------------------------ */
+
+/* Called each time a read section has to be redone; a test may count them. */
+#ifndef IBK_SEQCOUNT_RETRY_HOOK
+#define IBK_SEQCOUNT_RETRY_HOOK() ((void)0)
+#endif
+
+struct ibk_seqcount {
+	IBK__ATOMIC(uint32_t) count;
+};
+
+/* Sets the count to @start rounded down to even. Not concurrent with use. */
+static inline void ibk_seqcount_init(struct ibk_seqcount *sc, uint32_t start)
+{
+	ibk__store(&sc->count, start & ~1u, relaxed);
+}
+
+/* Opens a read section: waits out an open write section, returns the even
+ * count to pass to ibk_seqcount_read_retry(). */
+static inline uint32_t ibk_seqcount_read_begin(const struct ibk_seqcount *sc)
+{
+	uint32_t start;
+
+	/* Acquire: pairs with the release store in ibk_seqcount_write_end(),
+	 * so every datum of the generation seen here is visible. */
+	while ((start = ibk__load(&sc->count, acquire)) & 1u)
+		ibk__cpu_relax();
+	return start;
+}
+
+/* Closes a read section: true if a writer ran since @start, so the loads
+ * made since ibk_seqcount_read_begin() may be torn and must be redone. */
+static inline bool ibk_seqcount_read_retry(const struct ibk_seqcount *sc,
+					   uint32_t start)
+{
+	/* Acquire fence: pairs with the release fence in
+	 * ibk_seqcount_write_try_begin(). If a relaxed data load above read
+	 * a store made after that fence, the re-load below sees that
+	 * writer's odd count or a later one, and the section is redone. */
+	ibk__fence_acquire();
+	if (ibk__load(&sc->count, relaxed) == start)
+		return false;
+	IBK_SEQCOUNT_RETRY_HOOK();
+	return true;
+}
+
+/* Opens a write section unless one is open: IBK_OK, or IBK_EBUSY when
+ * another writer holds the count. */
+static inline int ibk_seqcount_write_try_begin(struct ibk_seqcount *sc)
+{
+	uint32_t even = ibk__load(&sc->count, relaxed);
+
+	/* Acquire on success: pairs with the release store in the previous
+	 * writer's ibk_seqcount_write_end(), whose data this writer reads. */
+	if ((even & 1u) ||
+	    !ibk__cas(&sc->count, &even, even + 1u, acquire, relaxed))
+		return IBK_EBUSY;
+	/* Release fence: pairs with the acquire fence in
+	 * ibk_seqcount_read_retry(); the odd count is ordered before every
+	 * data store of this section. */
+	ibk__fence_release();
+	return IBK_OK;
+}
+
+/* Opens a write section, spinning while another writer holds one. */
+static inline void ibk_seqcount_write_begin(struct ibk_seqcount *sc)
+{
+	while (ibk_seqcount_write_try_begin(sc) != IBK_OK)
+		ibk__cpu_relax();
+}
+
+/* Closes the write section: publishes its stores as the next generation. */
+static inline void ibk_seqcount_write_end(struct ibk_seqcount *sc)
+{
+	uint32_t odd = ibk__load(&sc->count, relaxed);
+
+	/* Release: pairs with the acquire load in ibk_seqcount_read_begin()
+	 * and with the acquire CAS of the next writer. */
+	ibk__store(&sc->count, odd + 1u, release);
+}
+
+/* True if no write section has opened since @start was read: one load, one
+ * compare. */
+static inline bool ibk__seqcount_unchanged(const struct ibk_seqcount *sc,
+					   uint32_t start)
+{
+	/* Acquire: pairs with the release store in ibk_seqcount_write_end(),
+	 * like ibk_seqcount_read_begin(). */
+	return ibk__load(&sc->count, acquire) == start;
+}
+
+/* ------------------------------------------------------------------------
+ * 16-bit saturating counters
+ *
+ * PortInfo holds P_KeyViolations and Q_KeyViolations as 16-bit counters
+ * that stop at 0xffff (IBA 14.2.5.6). The count lives in a 32-bit atomic:
+ * an add happens only while the value is below 0xffff, so each thread can
+ * overshoot at most once, by at most 0xffff, and the value never wraps for
+ * fewer than 65535 concurrent threads. Reads clamp it to 0xffff. All
+ * accesses are relaxed: a counter orders nothing else.
+ * ------------------------------------------------------------------------ */
+
+#define IBK_COUNTER16_MAX 0xffffu
+
+/* Zero-initialise it (static storage) or ibk_counter16_reset() it first. */
+struct ibk_counter16 {
+	IBK__ATOMIC(uint32_t) value;
+};
+
+/* Adds @n, stopping at IBK_COUNTER16_MAX. Safe from any number of threads. */
+static inline void ibk_counter16_add(struct ibk_counter16 *c, uint32_t n)
+{
+	if (n > IBK_COUNTER16_MAX)
+		n = IBK_COUNTER16_MAX;
+	if (ibk__load(&c->value, relaxed) < IBK_COUNTER16_MAX)
+		ibk__fetch_add(&c->value, n, relaxed);
+}
+
+/* Adds one, stopping at IBK_COUNTER16_MAX. */
+static inline void ibk_counter16_inc(struct ibk_counter16 *c)
+{
+	ibk_counter16_add(c, 1);
+}
+
+/* The count as PortInfo would report it: at most IBK_COUNTER16_MAX. */
+static inline uint16_t ibk_counter16_read(const struct ibk_counter16 *c)
+{
+	uint32_t v = ibk__load(&c->value, relaxed);
+
+	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
+}
+
+/* Zeroes the counter and returns what ibk_counter16_read() would have. */
+static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
+{
+	uint32_t v = ibk__exchange(&c->value, 0u, relaxed);
+
+	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
+}
+
+/* ------------------------------------------------------------------------
+ * Port states and change events
+ * ------------------------------------------------------------------------ */
+
+/* PortInfo:PortState (IBA 14.2.5.6), numbered as enum ibv_port_state. */
+enum ibk_port_state {
+	IBK_PORT_DOWN = 1,
+	IBK_PORT_INIT = 2,
+	IBK_PORT_ARMED = 3,
+	IBK_PORT_ACTIVE = 4,
+};
+
+/*
+ * The asynchronous events that change what a port's tables may hold,
+ * numbered as enum ibv_event_type so a verbs event loop can pass
+ * event.event_type straight through. What ibk_port_event() does:
+ */
+enum ibk_port_event {
+	IBK_EVENT_DEVICE_FATAL = 8,	/* both tables: state DOWN */
+	IBK_EVENT_PORT_ACTIVE = 9,	/* both: ACTIVE, awaiting refill */
+	IBK_EVENT_PORT_ERR = 10,	/* both tables: state DOWN */
+	IBK_EVENT_LID_CHANGE = 11,	/* both tables awaiting refill */
+	IBK_EVENT_PKEY_CHANGE = 12,	/* P_Key table awaiting refill */
+	IBK_EVENT_SM_CHANGE = 13,	/* both tables awaiting refill */
+	IBK_EVENT_CLIENT_REREGISTER = 17, /* both tables awaiting refill */
+	IBK_EVENT_GID_CHANGE = 18,	/* GID table awaiting refill */
+};
+
+/* ------------------------------------------------------------------------
+ * Table storage
+ *
+ * The caller provides, per table of capacity C (1..65536), C cells and at
+ * least IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C) (GID, or
+ * either) hash slots, static or allocated, and keeps them alive as long as
+ * the table. The hash index is open addressing with linear probing over a
+ * power-of-two slot array at most a quarter full; a slot packs a 16-bit
+ * key or tag with the 16-bit lowest table index holding it, and 0 marks it
+ * empty.
+ * ------------------------------------------------------------------------ */
+
+#define IBK_TABLE_MAX_CAPACITY 65536u
+
+#define IBK__SLOTS_IF(capacity, log2) \
+	(capacity) <= (1u << (log2)) ? (4u << (log2)) :
+/* Hash slots for a table of @capacity: the power of two at least four
+ * times it (a constant expression if @capacity is; evaluated more than
+ * once); 0 above IBK_TABLE_MAX_CAPACITY. Enough for either table. */
+#define IBK_HASH_SLOTS(capacity) \
+	(IBK__SLOTS_IF(capacity, 0) IBK__SLOTS_IF(capacity, 1) \
+	 IBK__SLOTS_IF(capacity, 2) IBK__SLOTS_IF(capacity, 3) \
+	 IBK__SLOTS_IF(capacity, 4) IBK__SLOTS_IF(capacity, 5) \
+	 IBK__SLOTS_IF(capacity, 6) IBK__SLOTS_IF(capacity, 7) \
+	 IBK__SLOTS_IF(capacity, 8) IBK__SLOTS_IF(capacity, 9) \
+	 IBK__SLOTS_IF(capacity, 10) IBK__SLOTS_IF(capacity, 11) \
+	 IBK__SLOTS_IF(capacity, 12) IBK__SLOTS_IF(capacity, 13) \
+	 IBK__SLOTS_IF(capacity, 14) IBK__SLOTS_IF(capacity, 15) \
+	 IBK__SLOTS_IF(capacity, 16) 0u)
+
+/* A P_Key table needs no more than 65536 slots, one per 16-bit key: from
+ * there on a slot is found without hashing (see ibk__pkey_home()). */
+#define IBK_PKEY_MAX_HASH_SLOTS 65536u
+#define IBK_PKEY_HASH_SLOTS(capacity) \
+	(IBK_HASH_SLOTS(capacity) < IBK_PKEY_MAX_HASH_SLOTS ? \
+	 IBK_HASH_SLOTS(capacity) : IBK_PKEY_MAX_HASH_SLOTS)
+
+/* One slot of a table's hash index. */
+struct ibk_hash_slot {
+	IBK__ATOMIC(uint32_t) word;
+};
+
+/* One P_Key table entry; an invalid key (base 0) is an empty slot. */
+struct ibk_pkey_cell {
+	IBK__ATOMIC(uint16_t) pkey;
+};
+
+/* One GID table entry: the GID as four big-endian words, and its type. */
+struct ibk_gid_cell {
+	IBK__ATOMIC(uint32_t) word[4];
+	IBK__ATOMIC(uint32_t) type;
+};
+
+IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
+		   sizeof(struct ibk_pkey_cell) == 2 &&
+		   sizeof(struct ibk_gid_cell) == 20,
+		   "table storage must have the same layout in C and C++");
+
+/* What both tables share; read-mostly, alone on its cache line. */
+struct ibk__table {
+	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_seqcount seq;
+	IBK__ATOMIC(uint32_t) status;	/* port state | IBK__AWAITING_REFILL */
+	uint32_t capacity;
+	uint32_t hash_mask;		/* hash slots - 1 */
+	uint32_t hash_shift;		/* 32 - log2(hash slots) */
+	struct ibk_hash_slot *slots;
+};
+
+#define IBK__STATE_MASK		0x7u
+#define IBK__AWAITING_REFILL	0x8u
+
+#define IBK__SLOT_INDEX(word)	((word) & 0xffffu)
+#define IBK__SLOT_KEY(word)	((word) >> 16)
+
+/* Uses @min_slots, or the largest power of two up to @max_slots that fits
+ * in @slot_count: a lower load factor. */
+static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
+				  struct ibk_hash_slot *slots,
+				  uint32_t slot_count, uint32_t min_slots,
+				  uint32_t max_slots)
+{
+	uint32_t n, log2 = 0, i;
+
+	if (!h || !slots)
+		return IBK_EINVAL;
+	if (capacity == 0 || capacity > IBK_TABLE_MAX_CAPACITY ||
+	    slot_count < min_slots)
+		return IBK_ERANGE;
+	for (n = min_slots; n <= slot_count / 2 && n < max_slots; n *= 2)
+		;
+	while ((1u << log2) < n)
+		log2++;
+	h->capacity = capacity;
+	h->hash_mask = n - 1;
+	h->hash_shift = 32 - log2;
+	h->slots = slots;
+	for (i = 0; i < n; i++)
+		ibk__store(&slots[i].word, 0u, relaxed);
+	ibk_seqcount_init(&h->seq, 0);
+	ibk__store(&h->status, (uint32_t)IBK_PORT_DOWN, relaxed);
+	return IBK_OK;
+}
+
+/* Inside a read section: IBK_OK if reads may proceed, else why not. */
+static inline int ibk__table_readable(const struct ibk__table *h)
+{
+	uint32_t status = ibk__load(&h->status, relaxed);
+	uint32_t state = status & IBK__STATE_MASK;
+
+	if (state != IBK_PORT_ARMED && state != IBK_PORT_ACTIVE)
+		return IBK_ENOTREADY;
+	return (status & IBK__AWAITING_REFILL) ? IBK_ESTALE : IBK_OK;
+}
+
+/* One write section replacing the state with @state (0: keep it) and
+ * adding the @awaiting flag. */
+static inline void ibk__table_update_status(struct ibk__table *h,
+					    uint32_t state, uint32_t awaiting)
+{
+	uint32_t status;
+
+	ibk_seqcount_write_begin(&h->seq);
+	status = ibk__load(&h->status, relaxed);
+	if (state)
+		status = (status & ~IBK__STATE_MASK) | state;
+	ibk__store(&h->status, status | awaiting, relaxed);
+	ibk_seqcount_write_end(&h->seq);
+}
+
+static inline bool ibk__port_state_valid(enum ibk_port_state state)
+{
+	return state >= IBK_PORT_DOWN && state <= IBK_PORT_ACTIVE;
+}
+
+/* Writer side: puts @word in the first empty slot from @home. The index is
+ * never more than half full, so there is one. */
+static inline void ibk__hash_insert(struct ibk__table *h, uint32_t home,
+				    uint32_t word)
+{
+	uint32_t pos = home;
+
+	while (ibk__load(&h->slots[pos].word, relaxed) != 0)
+		pos = (pos + 1) & h->hash_mask;
+	ibk__store(&h->slots[pos].word, word, relaxed);
+}
+
+/*
+ * Writer side: empties slot @hole without tombstones, by moving back each
+ * later word of the run that may live there: one whose home is not
+ * cyclically inside (hole, pos]. @home gives a word's home slot. Readers
+ * probing meanwhile may miss a word; their section retries.
+ */
+static inline void ibk__hash_remove(struct ibk__table *h, uint32_t hole,
+				    const void *table,
+				    uint32_t (*home)(const void *, uint32_t))
+{
+	uint32_t mask = h->hash_mask;
+	uint32_t pos = hole;
+	uint32_t word;
+
+	for (;;) {
+		pos = (pos + 1) & mask;
+		word = ibk__load(&h->slots[pos].word, relaxed);
+		if (word == 0)
+			break;
+		if (((pos - home(table, word)) & mask) >=
+		    ((pos - hole) & mask)) {
+			ibk__store(&h->slots[hole].word, word, relaxed);
+			hole = pos;
+		}
+	}
+	ibk__store(&h->slots[hole].word, 0u, relaxed);
+}
+
+/* ------------------------------------------------------------------------
+ * P_Key table
+ *
+ * The hash index holds one slot per distinct valid P_Key value: the exact
+ * 16-bit key and the lowest index holding it. Its home slot comes from the
+ * base alone, so the full and the limited key of a partition share one
+ * probe run, and the writer keeps the full key's slot ahead of the limited
+ * one's: the first slot of the partition in the run answers a find by
+ * value, and a find costs the same whichever membership it finds.
+ * ------------------------------------------------------------------------ */
+
+struct ibk_pkey_table {
+	struct ibk__table hdr;
+	struct ibk_pkey_cell *cells;
+	uint32_t hash_mul;		/* see ibk__pkey_home() */
+};
+
+/* A cached entry: valid while ibk_pkey_table_ref_fresh() says so. */
+struct ibk_pkey_ref {
+	uint32_t generation;
+	uint16_t index;
+	ibk_pkey_t pkey;
+};
+
+/*
+ * The home slot of a partition: the top bits of its base times hash_mul.
+ * Below 65536 slots that is Fibonacci hashing, which spreads consecutive
+ * partitions; at 65536 hash_mul is 2^17, so the home is base * 2 and every
+ * partition owns two slots of its own, its full key's and its limited
+ * key's: no collisions, and a probe never reads past them.
+ */
+static inline uint32_t ibk__pkey_home(const struct ibk_pkey_table *t,
+				      ibk_pkey_t pkey)
+{
+	return ((uint32_t)ibk_pkey_base(pkey) * t->hash_mul) >>
+	       t->hdr.hash_shift;
+}
+
+static inline uint32_t ibk__pkey_word_home(const void *table, uint32_t word)
+{
+	return ibk__pkey_home((const struct ibk_pkey_table *)table,
+			      (ibk_pkey_t)IBK__SLOT_KEY(word));
+}
+
+/*
+ * Walks the run of @pkey's partition for the first slot whose key equals
+ * @pkey in the bits of @keymask (IBK_PKEY_BASE_MASK: the partition; 0xffff:
+ * the exact key): returns its position and sets *word, or returns -1 with
+ * *word = 0. Safe inside a read section: the walk is bounded by the slot
+ * count and every position is masked, as a concurrent writer may leave a
+ * run half moved.
+ */
+static inline int ibk__pkey_probe(const struct ibk_pkey_table *t,
+				  ibk_pkey_t pkey, uint32_t keymask,
+				  uint32_t *word)
+{
+	const struct ibk__table *h = &t->hdr;
+	uint32_t mask = h->hash_mask;
+	uint32_t pos = ibk__pkey_home(t, pkey) & mask;
+	uint32_t want = pkey & keymask;
+	uint32_t n, w;
+
+	*word = 0;
+	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
+		w = ibk__load(&h->slots[pos].word, relaxed);
+		if (w == 0)
+			break;
+		if ((IBK__SLOT_KEY(w) & keymask) == want) {
+			*word = w;
+			return (int)pos;
+		}
+	}
+	return -1;
+}
+
+/* The slot word of the entry a find by value answers with (0: none): the
+ * lowest full-member entry of @pkey's base, else the lowest limited one.
+ * An invalid @pkey finds nothing: no slot holds base 0. */
+static inline uint32_t ibk__pkey_find_word(const struct ibk_pkey_table *t,
+					   ibk_pkey_t pkey)
+{
+	uint32_t word;
+
+	ibk__pkey_probe(t, pkey, IBK_PKEY_BASE_MASK, &word);
+	return word;
+}
+
+/* Writer side: @index no longer holds @pkey; point its slot at the next
+ * index holding it, or empty the slot. O(capacity) at worst. */
+static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, uint32_t index,
+				     ibk_pkey_t pkey)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t word, j;
+	int pos = ibk__pkey_probe(t, pkey, 0xffffu, &word);
+
+	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
+		return;		/* a lower index still holds it */
+	for (j = index + 1; j < h->capacity; j++) {
+		if (ibk__load(&t->cells[j].pkey, relaxed) == pkey) {
+			ibk__store(&h->slots[pos].word,
+				   (uint32_t)pkey << 16 | j, relaxed);
+			return;
+		}
+	}
+	ibk__hash_remove(h, (uint32_t)pos, t, ibk__pkey_word_home);
+}
+
+/*
+ * Writer side: @index now holds the valid @pkey. A new full key takes the
+ * slot of its partition's limited key, if there is one, and that moves to
+ * the end of the run: the full key stays first. Removal keeps the order.
+ */
+static inline void ibk__pkey_index(struct ibk_pkey_table *t, uint32_t index,
+				   ibk_pkey_t pkey)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t word = (uint32_t)pkey << 16 | index, old;
+	int pos = ibk__pkey_probe(t, pkey, 0xffffu, &old);
+
+	if (pos >= 0) {
+		if (IBK__SLOT_INDEX(old) > index)
+			ibk__store(&h->slots[pos].word, word, relaxed);
+		return;
+	}
+	if (ibk_pkey_is_full(pkey)) {
+		pos = ibk__pkey_probe(t, ibk_pkey_to_limited(pkey), 0xffffu,
+				      &old);
+		if (pos >= 0) {
+			ibk__store(&h->slots[pos].word, word, relaxed);
+			word = old;
+		}
+	}
+	ibk__hash_insert(h, ibk__pkey_home(t, pkey), word);
+}
+
+/*
+ * Attaches @t to caller storage: @cells[@capacity] and @slots[@slot_count],
+ * @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity) (IBK_HASH_SLOTS() is
+ * enough too). The table starts empty, DOWN, generation 0. IBK_OK;
+ * IBK_EINVAL for a NULL pointer; IBK_ERANGE for a capacity outside
+ * 1..65536 or too few slots. Not concurrent with any use.
+ */
+static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
+				      struct ibk_pkey_cell *cells,
+				      uint32_t capacity,
+				      struct ibk_hash_slot *slots,
+				      uint32_t slot_count)
+{
+	uint32_t i;
+	int rc;
+
+	if (!t || !cells)
+		return IBK_EINVAL;
+	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
+			     IBK_PKEY_HASH_SLOTS(capacity),
+			     IBK_PKEY_MAX_HASH_SLOTS);
+	if (rc != IBK_OK)
+		return rc;
+	t->hash_mul = t->hdr.hash_mask + 1 == IBK_PKEY_MAX_HASH_SLOTS ?
+		      1u << 17 : 0x9e3779b1u;
+	t->cells = cells;
+	for (i = 0; i < capacity; i++)
+		ibk__store(&cells[i].pkey, (uint16_t)IBK_PKEY_INVALID, relaxed);
+	return IBK_OK;
+}
+
+/*
+ * Publishes a whole new table as one generation, what a PKEY_CHANGE
+ * handler does once it has re-read the device: entries 0..@n-1 from
+ * @pkeys, the rest empty; clears "awaiting refill". IBK_OK; IBK_EINVAL for
+ * NULL @t, or NULL @pkeys with @n > 0; IBK_ENOSPC if @n > capacity.
+ */
+static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
+					const ibk_pkey_t *pkeys, uint32_t n)
+{
+	struct ibk__table *h;
+	uint32_t i;
+
+	if (!t || (!pkeys && n))
+		return IBK_EINVAL;
+	h = &t->hdr;
+	if (n > h->capacity)
+		return IBK_ENOSPC;
+	ibk_seqcount_write_begin(&h->seq);
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&h->slots[i].word, 0u, relaxed);
+	for (i = 0; i < h->capacity; i++) {
+		ibk_pkey_t pkey = i < n ? pkeys[i] :
+				  (ibk_pkey_t)IBK_PKEY_INVALID;
+
+		ibk__store(&t->cells[i].pkey, pkey, relaxed);
+		if (ibk_pkey_is_valid(pkey))
+			ibk__pkey_index(t, i, pkey);
+	}
+	ibk__store(&h->status,
+		   ibk__load(&h->status, relaxed) & ~IBK__AWAITING_REFILL,
+		   relaxed);
+	ibk_seqcount_write_end(&h->seq);
+	return IBK_OK;
+}
+
+/*
+ * Sets entry @index to @pkey (an invalid key empties it) as one generation,
+ * even if the entry already held it. Leaves "awaiting refill" as it is.
+ * IBK_OK; IBK_EINVAL for NULL @t; IBK_ERANGE if @index >= capacity.
+ */
+static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
+				     ibk_pkey_t pkey)
+{
+	ibk_pkey_t old;
+
+	if (!t)
+		return IBK_EINVAL;
+	if (index >= t->hdr.capacity)
+		return IBK_ERANGE;
+	ibk_seqcount_write_begin(&t->hdr.seq);
+	old = ibk__load(&t->cells[index].pkey, relaxed);
+	if (old != pkey) {
+		if (ibk_pkey_is_valid(old))
+			ibk__pkey_unindex(t, index, old);
+		ibk__store(&t->cells[index].pkey, pkey, relaxed);
+		if (ibk_pkey_is_valid(pkey))
+			ibk__pkey_index(t, index, pkey);
+	}
+	ibk_seqcount_write_end(&t->hdr.seq);
+	return IBK_OK;
+}
+
+/* Sets the port state the table's reads are gated on, as one generation.
+ * IBK_OK; IBK_EINVAL for NULL @t or a state outside enum ibk_port_state. */
+static inline int ibk_pkey_table_set_state(struct ibk_pkey_table *t,
+					   enum ibk_port_state state)
+{
+	if (!t || !ibk__port_state_valid(state))
+		return IBK_EINVAL;
+	ibk__table_update_status(&t->hdr, (uint32_t)state, 0);
+	return IBK_OK;
+}
+
+/* Marks the table "awaiting refill" as one generation: references go stale
+ * and reads return IBK_ESTALE until the next refill. IBK_OK; IBK_EINVAL. */
+static inline int ibk_pkey_table_invalidate(struct ibk_pkey_table *t)
+{
+	if (!t)
+		return IBK_EINVAL;
+	ibk__table_update_status(&t->hdr, 0, IBK__AWAITING_REFILL);
+	return IBK_OK;
+}
+
+/*
+ * Takes a reference to entry @index: its value and the generation it was
+ * read in. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
+ * capacity; IBK_ENOTREADY unless the port is ARMED or ACTIVE; IBK_ESTALE
+ * while awaiting a refill; IBK_ENOENT if the entry holds an invalid key.
+ */
+static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
+					 uint32_t index,
+					 struct ibk_pkey_ref *ref)
+{
+	ibk_pkey_t pkey = IBK_PKEY_INVALID;
+	uint32_t gen;
+	int rc;
+
+	if (!t || !ref)
+		return IBK_EINVAL;
+	if (index >= t->hdr.capacity)
+		return IBK_ERANGE;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		if (rc == IBK_OK)
+			pkey = ibk__load(&t->cells[index].pkey, relaxed);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (!ibk_pkey_is_valid(pkey))
+		return IBK_ENOENT;
+	ref->generation = gen;
+	ref->index = (uint16_t)index;
+	ref->pkey = pkey;
+	return IBK_OK;
+}
+
+/* The P_Key at entry @index into *@pkey (ibv_query_pkey(3) from the
+ * cache). Errors as ibk_pkey_table_ref_get(). */
+static inline int ibk_pkey_table_get(const struct ibk_pkey_table *t,
+				     uint32_t index, ibk_pkey_t *pkey)
+{
+	struct ibk_pkey_ref ref;
+	int rc;
+
+	if (!pkey)
+		return IBK_EINVAL;
+	rc = ibk_pkey_table_ref_get(t, index, &ref);
+	if (rc == IBK_OK)
+		*pkey = ref.pkey;
+	return rc;
+}
+
+/*
+ * Takes a reference to the entry ibk_pkey_table_find() answers for @pkey.
+ * IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it matches
+ * nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no valid
+ * entry has @pkey's base. O(1): one hash probe run.
+ */
+static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
+					  ibk_pkey_t pkey,
+					  struct ibk_pkey_ref *ref)
+{
+	uint32_t gen, word = 0;
+	int rc;
+
+	if (!t || !ref || !ibk_pkey_is_valid(pkey))
+		return IBK_EINVAL;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		if (rc == IBK_OK)
+			word = ibk__pkey_find_word(t, pkey);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (!word)
+		return IBK_ENOENT;
+	ref->generation = gen;
+	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
+	ref->pkey = (ibk_pkey_t)IBK__SLOT_KEY(word);
+	return IBK_OK;
+}
+
+/*
+ * Find by value: the index of an entry in @pkey's partition (bases equal,
+ * membership of @pkey ignored), preferring a full-member entry and, among
+ * equals, the lowest index; *@found (may be NULL) gets that entry's key.
+ * The Linux cache keeps the last limited index instead, its uncached twin
+ * the first; lowest-index is the stable choice for every duplicate pattern.
+ * Errors as ibk_pkey_table_ref_find(). O(1) in the table size.
+ */
+static inline int ibk_pkey_table_find(const struct ibk_pkey_table *t,
+				      ibk_pkey_t pkey, ibk_pkey_t *found)
+{
+	struct ibk_pkey_ref ref;
+	int rc = ibk_pkey_table_ref_find(t, pkey, &ref);
+
+	if (rc != IBK_OK)
+		return rc;
+	if (found)
+		*found = ref.pkey;
+	return ref.index;
+}
+
+/* The lowest index holding exactly @pkey (all 16 bits). Errors as
+ * ibk_pkey_table_ref_find(). O(1) in the table size. */
+static inline int ibk_pkey_table_find_exact(const struct ibk_pkey_table *t,
+					    ibk_pkey_t pkey)
+{
+	uint32_t gen, word = 0;
+	int rc;
+
+	if (!t || !ibk_pkey_is_valid(pkey))
+		return IBK_EINVAL;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		if (rc == IBK_OK)
+			ibk__pkey_probe(t, pkey, 0xffffu, &word);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	return word ? (int)IBK__SLOT_INDEX(word) : IBK_ENOENT;
+}
+
+/*
+ * Copies every entry of one generation into @out[0..capacity-1] (empty
+ * entries as stored, 0x0000 after a refill) and that generation into
+ * *@generation (may be NULL). Returns the capacity; IBK_EINVAL for a NULL
+ * pointer; IBK_ERANGE if @n < capacity; IBK_ENOTREADY; IBK_ESTALE.
+ */
+static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
+					  ibk_pkey_t *out, uint32_t n,
+					  uint32_t *generation)
+{
+	uint32_t gen, i;
+	int rc;
+
+	if (!t || !out)
+		return IBK_EINVAL;
+	if (n < t->hdr.capacity)
+		return IBK_ERANGE;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
+			out[i] = ibk__load(&t->cells[i].pkey, relaxed);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (generation)
+		*generation = gen;
+	return (int)t->hdr.capacity;
+}
+
+/* True while nothing has been written to @t since @ref was taken: one load
+ * and one compare. @t and @ref must be valid. */
+static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
+					    const struct ibk_pkey_ref *ref)
+{
+	return ibk__seqcount_unchanged(&t->hdr.seq, ref->generation);
+}
+
+/* ------------------------------------------------------------------------
+ * GID table
+ *
+ * Entries carry the GID type of the verbs GID table; an all-zero GID is an
+ * empty slot. The hash index holds one slot per distinct (GID, type) pair:
+ * a 16-bit tag of the GID's hash and the lowest index holding the pair.
+ * The home slot comes from the GID alone, so the types of one GID share a
+ * probe run; a tag match is confirmed against the entry itself.
+ * ------------------------------------------------------------------------ */
+
+/* GID types as enum ibv_gid_type (rdma-core). */
+enum ibk_gid_type {
+	IBK_GID_TYPE_ANY = -1,		/* find argument only: any type */
+	IBK_GID_TYPE_IB = 0,
+	IBK_GID_TYPE_ROCE_V1 = 1,
+	IBK_GID_TYPE_ROCE_V2 = 2,
+};
+
+/* One GID table entry as a value: refill input, get and snapshot output. */
+struct ibk_gid_entry {
+	struct ibk_gid gid;
+	enum ibk_gid_type type;
+};
+
+struct ibk_gid_table {
+	struct ibk__table hdr;
+	struct ibk_gid_cell *cells;
+};
+
+/* A cached entry: valid while ibk_gid_table_ref_fresh() says so. */
+struct ibk_gid_ref {
+	uint32_t generation;
+	uint16_t index;
+	enum ibk_gid_type type;
+	struct ibk_gid gid;
+};
+
+static inline bool ibk__gid_type_valid(enum ibk_gid_type type)
+{
+	return type >= IBK_GID_TYPE_IB && type <= IBK_GID_TYPE_ROCE_V2;
+}
+
+static inline void ibk__gid_to_words(const struct ibk_gid *gid, uint32_t w[4])
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		w[k] = ibk__load_be32(gid->raw + 4 * k);
+}
+
+static inline void ibk__gid_cell_load(const struct ibk_gid_cell *c,
+				      uint32_t w[4])
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		w[k] = ibk__load(&c->word[k], relaxed);
+}
+
+static inline bool ibk__gid_cell_holds(const struct ibk_gid_cell *c,
+				       const uint32_t w[4])
+{
+	uint32_t cw[4];
+
+	ibk__gid_cell_load(c, cw);
+	return ((cw[0] ^ w[0]) | (cw[1] ^ w[1]) |
+		(cw[2] ^ w[2]) | (cw[3] ^ w[3])) == 0;
+}
+
+static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
+				       struct ibk_gid_entry *e)
+{
+	uint32_t w[4];
+	int k;
+
+	ibk__gid_cell_load(c, w);
+	for (k = 0; k < 4; k++)
+		ibk__store_be32(e->gid.raw + 4 * k, w[k]);
+	e->type = (enum ibk_gid_type)ibk__load(&c->type, relaxed);
+}
+
+/* All 128 bits mixed: four independent multiplies, then a finaliser. The
+ * top bits pick the home slot, the low 16 (never 0) are the slot's tag. */
+static inline uint32_t ibk__gid_hash(const uint32_t w[4])
+{
+	uint32_t h = w[0] * 0x9e3779b1u + w[1] * 0x85ebca77u +
+		     w[2] * 0xc2b2ae3du + w[3] * 0x27d4eb2fu;
+
+	h ^= h >> 15;
+	h *= 0x2c1b3c6du;
+	h ^= h >> 12;
+	return h | 1u;
+}
+
+static inline uint32_t ibk__gid_word_home(const void *table, uint32_t word)
+{
+	const struct ibk_gid_table *t = (const struct ibk_gid_table *)table;
+	uint32_t w[4];
+
+	ibk__gid_cell_load(&t->cells[IBK__SLOT_INDEX(word)], w);
+	return ibk__gid_hash(w) >> t->hdr.hash_shift;
+}
+
+/*
+ * Walks the run of GID @w: returns the slot position of the lowest index
+ * holding @w with type @type (IBK_GID_TYPE_ANY: any type), or -1; *word
+ * gets the slot's word. Safe inside a read section: bounded by the slot
+ * count, every position masked, and a slot only ever names an index below
+ * the capacity.
+ */
+static inline int ibk__gid_probe(const struct ibk_gid_table *t,
+				 const uint32_t w[4], enum ibk_gid_type type,
+				 uint32_t *word)
+{
+	const struct ibk__table *h = &t->hdr;
+	uint32_t hash = ibk__gid_hash(w);
+	uint32_t tag = hash & 0xffffu;
+	uint32_t mask = h->hash_mask;
+	uint32_t pos = (hash >> h->hash_shift) & mask;
+	uint32_t n, s;
+	int found = -1;
+
+	*word = 0;
+	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
+		const struct ibk_gid_cell *c;
+
+		s = ibk__load(&h->slots[pos].word, relaxed);
+		if (s == 0)
+			break;
+		if (IBK__SLOT_KEY(s) != tag)
+			continue;
+		c = &t->cells[IBK__SLOT_INDEX(s)];
+		if (!ibk__gid_cell_holds(c, w))
+			continue;
+		if (type == IBK_GID_TYPE_ANY) {
+			if (found < 0 ||
+			    IBK__SLOT_INDEX(s) < IBK__SLOT_INDEX(*word)) {
+				*word = s;
+				found = (int)pos;
+			}
+		} else if (ibk__load(&c->type, relaxed) == (uint32_t)type) {
+			*word = s;
+			return (int)pos;
+		}
+	}
+	return found;
+}
+
+/* Writer side: @index (still holding GID @w of @type) is about to change;
+ * point the pair's slot at the next index holding it, or empty it. */
+static inline void ibk__gid_unindex(struct ibk_gid_table *t, uint32_t index,
+				    const uint32_t w[4],
+				    enum ibk_gid_type type)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t word, j;
+	int pos = ibk__gid_probe(t, w, type, &word);
+
+	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
+		return;		/* a lower index still holds the pair */
+	for (j = index + 1; j < h->capacity; j++) {
+		if (ibk__gid_cell_holds(&t->cells[j], w) &&
+		    ibk__load(&t->cells[j].type, relaxed) == (uint32_t)type) {
+			ibk__store(&h->slots[pos].word,
+				   (word & 0xffff0000u) | j, relaxed);
+			return;
+		}
+	}
+	ibk__hash_remove(h, (uint32_t)pos, t, ibk__gid_word_home);
+}
+
+/* Writer side: @index now holds the non-zero GID @w with type @type. */
+static inline void ibk__gid_index(struct ibk_gid_table *t, uint32_t index,
+				  const uint32_t w[4], enum ibk_gid_type type)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t hash = ibk__gid_hash(w);
+	uint32_t word;
+	int pos = ibk__gid_probe(t, w, type, &word);
+
+	if (pos < 0)
+		ibk__hash_insert(h, hash >> h->hash_shift,
+				 (hash & 0xffffu) << 16 | index);
+	else if (IBK__SLOT_INDEX(word) > index)
+		ibk__store(&h->slots[pos].word, (word & 0xffff0000u) | index,
+			   relaxed);
+}
+
+/* Writer side: stores GID @w and @type in @c. */
+static inline void ibk__gid_cell_store(struct ibk_gid_cell *c,
+				       const uint32_t w[4],
+				       enum ibk_gid_type type)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		ibk__store(&c->word[k], w[k], relaxed);
+	ibk__store(&c->type, (uint32_t)type, relaxed);
+}
+
+static inline bool ibk__gid_words_zero(const uint32_t w[4])
+{
+	return (w[0] | w[1] | w[2] | w[3]) == 0;
+}
+
+/* As ibk_pkey_table_init(), for GID cells and at least
+ * IBK_HASH_SLOTS(@capacity) slots. */
+static inline int ibk_gid_table_init(struct ibk_gid_table *t,
+				     struct ibk_gid_cell *cells,
+				     uint32_t capacity,
+				     struct ibk_hash_slot *slots,
+				     uint32_t slot_count)
+{
+	static const uint32_t zero[4] = { 0, 0, 0, 0 };
+	uint32_t i;
+	int rc;
+
+	if (!t || !cells)
+		return IBK_EINVAL;
+	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
+			     IBK_HASH_SLOTS(capacity), 1u << 31);
+	if (rc != IBK_OK)
+		return rc;
+	t->cells = cells;
+	for (i = 0; i < capacity; i++)
+		ibk__gid_cell_store(&cells[i], zero, IBK_GID_TYPE_IB);
+	return IBK_OK;
+}
+
+/*
+ * Publishes a whole new table as one generation, what a GID_CHANGE handler
+ * does once it has re-read the device: entries 0..@n-1 from @e (an
+ * all-zero GID is an empty slot, its type ignored), the rest empty; clears
+ * "awaiting refill". IBK_OK; IBK_EINVAL for NULL @t, NULL @e with @n > 0,
+ * or a non-zero GID whose type is not IB, RoCE v1 or RoCE v2 (nothing is
+ * written then); IBK_ENOSPC if @n > capacity.
+ */
+static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
+				       const struct ibk_gid_entry *e,
+				       uint32_t n)
+{
+	struct ibk__table *h;
+	uint32_t w[4], i;
+
+	if (!t || (!e && n))
+		return IBK_EINVAL;
+	h = &t->hdr;
+	if (n > h->capacity)
+		return IBK_ENOSPC;
+	for (i = 0; i < n; i++)
+		if (!ibk__gid_type_valid(e[i].type) &&
+		    !ibk_gid_is_zero(&e[i].gid))
+			return IBK_EINVAL;
+	ibk_seqcount_write_begin(&h->seq);
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&h->slots[i].word, 0u, relaxed);
+	for (i = 0; i < h->capacity; i++) {
+		w[0] = w[1] = w[2] = w[3] = 0;
+		if (i < n)
+			ibk__gid_to_words(&e[i].gid, w);
+		if (ibk__gid_words_zero(w)) {
+			ibk__gid_cell_store(&t->cells[i], w, IBK_GID_TYPE_IB);
+		} else {
+			ibk__gid_cell_store(&t->cells[i], w, e[i].type);
+			ibk__gid_index(t, i, w, e[i].type);
+		}
+	}
+	ibk__store(&h->status,
+		   ibk__load(&h->status, relaxed) & ~IBK__AWAITING_REFILL,
+		   relaxed);
+	ibk_seqcount_write_end(&h->seq);
+	return IBK_OK;
+}
+
+/*
+ * Sets entry @index to @gid with @type (an all-zero GID empties it, its
+ * type ignored) as one generation. Leaves "awaiting refill" as it is.
+ * IBK_OK; IBK_EINVAL for a NULL pointer or a bad type; IBK_ERANGE if
+ * @index >= capacity.
+ */
+static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
+				    const struct ibk_gid *gid,
+				    enum ibk_gid_type type)
+{
+	uint32_t w[4], old[4];
+	enum ibk_gid_type old_type;
+
+	if (!t || !gid)
+		return IBK_EINVAL;
+	if (index >= t->hdr.capacity)
+		return IBK_ERANGE;
+	ibk__gid_to_words(gid, w);
+	if (ibk__gid_words_zero(w))
+		type = IBK_GID_TYPE_IB;
+	else if (!ibk__gid_type_valid(type))
+		return IBK_EINVAL;
+	ibk_seqcount_write_begin(&t->hdr.seq);
+	ibk__gid_cell_load(&t->cells[index], old);
+	old_type = (enum ibk_gid_type)ibk__load(&t->cells[index].type, relaxed);
+	if (!ibk__gid_words_zero(old))
+		ibk__gid_unindex(t, index, old, old_type);
+	ibk__gid_cell_store(&t->cells[index], w, type);
+	if (!ibk__gid_words_zero(w))
+		ibk__gid_index(t, index, w, type);
+	ibk_seqcount_write_end(&t->hdr.seq);
+	return IBK_OK;
+}
+
+/* As ibk_pkey_table_set_state(). */
+static inline int ibk_gid_table_set_state(struct ibk_gid_table *t,
+					  enum ibk_port_state state)
+{
+	if (!t || !ibk__port_state_valid(state))
+		return IBK_EINVAL;
+	ibk__table_update_status(&t->hdr, (uint32_t)state, 0);
+	return IBK_OK;
+}
+
+/* As ibk_pkey_table_invalidate(). */
+static inline int ibk_gid_table_invalidate(struct ibk_gid_table *t)
+{
+	if (!t)
+		return IBK_EINVAL;
+	ibk__table_update_status(&t->hdr, 0, IBK__AWAITING_REFILL);
+	return IBK_OK;
+}
+
+/*
+ * Takes a reference to entry @index. IBK_OK; IBK_EINVAL for a NULL
+ * pointer; IBK_ERANGE if @index >= capacity; IBK_ENOTREADY unless the port
+ * is ARMED or ACTIVE; IBK_ESTALE while awaiting a refill; IBK_ENOENT if
+ * the entry's GID is all zero.
+ */
+static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
+					uint32_t index, struct ibk_gid_ref *ref)
+{
+	struct ibk_gid_entry e;
+	uint32_t gen;
+	int rc;
+
+	if (!t || !ref)
+		return IBK_EINVAL;
+	if (index >= t->hdr.capacity)
+		return IBK_ERANGE;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		if (rc == IBK_OK)
+			ibk__gid_entry_load(&t->cells[index], &e);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (ibk_gid_is_zero(&e.gid))
+		return IBK_ENOENT;
+	ref->generation = gen;
+	ref->index = (uint16_t)index;
+	ref->type = e.type;
+	ref->gid = e.gid;
+	return IBK_OK;
+}
+
+/* Entry @index into *@out (ibv_query_gid_ex(3) from the cache). Errors as
+ * ibk_gid_table_ref_get(). */
+static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
+				    uint32_t index, struct ibk_gid_entry *out)
+{
+	struct ibk_gid_ref ref;
+	int rc;
+
+	if (!out)
+		return IBK_EINVAL;
+	rc = ibk_gid_table_ref_get(t, index, &ref);
+	if (rc == IBK_OK) {
+		out->gid = ref.gid;
+		out->type = ref.type;
+	}
+	return rc;
+}
+
+/*
+ * Takes a reference to the entry ibk_gid_table_find() answers. IBK_OK;
+ * IBK_EINVAL for a NULL pointer, the all-zero GID (an empty slot is never
+ * found) or a type that is neither valid nor IBK_GID_TYPE_ANY;
+ * IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if absent. O(1): one probe run.
+ */
+static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
+					 const struct ibk_gid *gid,
+					 enum ibk_gid_type type,
+					 struct ibk_gid_ref *ref)
+{
+	uint32_t w[4], gen, word = 0;
+	enum ibk_gid_type found_type = IBK_GID_TYPE_IB;
+	int rc;
+
+	if (!t || !gid || !ref ||
+	    (type != IBK_GID_TYPE_ANY && !ibk__gid_type_valid(type)))
+		return IBK_EINVAL;
+	ibk__gid_to_words(gid, w);
+	if (ibk__gid_words_zero(w))
+		return IBK_EINVAL;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		if (rc == IBK_OK && ibk__gid_probe(t, w, type, &word) >= 0)
+			found_type = (enum ibk_gid_type)ibk__load(
+				&t->cells[IBK__SLOT_INDEX(word)].type, relaxed);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (!word)
+		return IBK_ENOENT;
+	ref->generation = gen;
+	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
+	ref->type = found_type;
+	ref->gid = *gid;
+	return IBK_OK;
+}
+
+/*
+ * Find by GID: the lowest index holding @gid with type @type, or with any
+ * type for IBK_GID_TYPE_ANY; *@found_type (may be NULL) gets the entry's
+ * type. Errors as ibk_gid_table_ref_find(). O(1) in the table size.
+ */
+static inline int ibk_gid_table_find(const struct ibk_gid_table *t,
+				     const struct ibk_gid *gid,
+				     enum ibk_gid_type type,
+				     enum ibk_gid_type *found_type)
+{
+	struct ibk_gid_ref ref;
+	int rc = ibk_gid_table_ref_find(t, gid, type, &ref);
+
+	if (rc != IBK_OK)
+		return rc;
+	if (found_type)
+		*found_type = ref.type;
+	return ref.index;
+}
+
+/* As ibk_pkey_table_snapshot(): every entry of one generation, empty ones
+ * as the all-zero GID with type IB. */
+static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
+					 struct ibk_gid_entry *out, uint32_t n,
+					 uint32_t *generation)
+{
+	uint32_t gen, i;
+	int rc;
+
+	if (!t || !out)
+		return IBK_EINVAL;
+	if (n < t->hdr.capacity)
+		return IBK_ERANGE;
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		rc = ibk__table_readable(&t->hdr);
+		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
+			ibk__gid_entry_load(&t->cells[i], &out[i]);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (rc != IBK_OK)
+		return rc;
+	if (generation)
+		*generation = gen;
+	return (int)t->hdr.capacity;
+}
+
+/* True while nothing has been written to @t since @ref was taken: one load
+ * and one compare. @t and @ref must be valid. */
+static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
+					   const struct ibk_gid_ref *ref)
+{
+	return ibk__seqcount_unchanged(&t->hdr.seq, ref->generation);
+}
+
+/* ------------------------------------------------------------------------
+ * Port: both tables, the violation counters, events, receive checks
+ * ------------------------------------------------------------------------ */
+
+/*
+ * One port's cache. Each table header and the counters sit on cache lines
+ * of their own, so receive paths bumping a counter, or a GID writer, never
+ * disturb P_Key readers. The struct is 64-byte aligned: give it static
+ * storage, embed it, or allocate it with aligned_alloc(64, ...).
+ */
+struct ibk_port {
+	struct ibk_pkey_table pkeys;
+	struct ibk_gid_table gids;
+	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_counter16 pkey_violations;
+	struct ibk_counter16 qkey_violations;
+};
+
+/*
+ * Initialises both tables on caller storage (see ibk_pkey_table_init() and
+ * ibk_gid_table_init()) and zeroes the counters. IBK_OK; IBK_EINVAL for a
+ * NULL pointer; IBK_ERANGE for a bad capacity or too few hash slots.
+ */
+static inline int ibk_port_init(struct ibk_port *port,
+				struct ibk_pkey_cell *pkey_cells,
+				uint32_t pkey_capacity,
+				struct ibk_hash_slot *pkey_slots,
+				uint32_t pkey_slot_count,
+				struct ibk_gid_cell *gid_cells,
+				uint32_t gid_capacity,
+				struct ibk_hash_slot *gid_slots,
+				uint32_t gid_slot_count)
+{
+	int rc;
+
+	if (!port)
+		return IBK_EINVAL;
+	rc = ibk_pkey_table_init(&port->pkeys, pkey_cells, pkey_capacity,
+				 pkey_slots, pkey_slot_count);
+	if (rc == IBK_OK)
+		rc = ibk_gid_table_init(&port->gids, gid_cells, gid_capacity,
+					gid_slots, gid_slot_count);
+	ibk_counter16_reset(&port->pkey_violations);
+	ibk_counter16_reset(&port->qkey_violations);
+	return rc;
+}
+
+/* Sets the port state in both tables, each as one generation. IBK_OK;
+ * IBK_EINVAL for NULL @port or a state outside enum ibk_port_state. */
+static inline int ibk_port_set_state(struct ibk_port *port,
+				     enum ibk_port_state state)
+{
+	if (!port || !ibk__port_state_valid(state))
+		return IBK_EINVAL;
+	ibk__table_update_status(&port->pkeys.hdr, (uint32_t)state, 0);
+	ibk__table_update_status(&port->gids.hdr, (uint32_t)state, 0);
+	return IBK_OK;
+}
+
+/*
+ * Applies an asynchronous event before the consumer re-reads the device:
+ * every reference into an affected table goes stale at once, and reads
+ * return IBK_ESTALE (awaiting refill) or IBK_ENOTREADY (DOWN) until the
+ * refill or the next state change. PORT_ACTIVE also awaits a refill: what
+ * a port's tables hold is undefined unless it is ARMED or ACTIVE
+ * (ibv_query_pkey(3)), so what was cached before may be gone, and the
+ * Linux core's cache re-reads on it too, as on LID_CHANGE,
+ * CLIENT_REREGISTER and (older kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for
+ * NULL @port or an event outside enum ibk_port_event.
+ */
+static inline int ibk_port_event(struct ibk_port *port,
+				 enum ibk_port_event event)
+{
+	uint32_t state = 0, pkeys = 0, gids = 0;
+
+	if (!port)
+		return IBK_EINVAL;
+	switch (event) {
+	case IBK_EVENT_DEVICE_FATAL:
+	case IBK_EVENT_PORT_ERR:
+		state = IBK_PORT_DOWN;
+		break;
+	case IBK_EVENT_PORT_ACTIVE:
+		state = IBK_PORT_ACTIVE;
+		pkeys = gids = IBK__AWAITING_REFILL;
+		break;
+	case IBK_EVENT_LID_CHANGE:
+	case IBK_EVENT_SM_CHANGE:
+	case IBK_EVENT_CLIENT_REREGISTER:
+		pkeys = gids = IBK__AWAITING_REFILL;
+		break;
+	case IBK_EVENT_PKEY_CHANGE:
+		pkeys = IBK__AWAITING_REFILL;
+		break;
+	case IBK_EVENT_GID_CHANGE:
+		gids = IBK__AWAITING_REFILL;
+		break;
+	default:
+		return IBK_EINVAL;
+	}
+	if (state || pkeys)
+		ibk__table_update_status(&port->pkeys.hdr, state, pkeys);
+	if (state || gids)
+		ibk__table_update_status(&port->gids.hdr, state, gids);
+	return IBK_OK;
+}
+
+/* Inside a P_Key read section: the QP1 verdict for one packet. */
+static inline enum ibk_rx_verdict
+ibk__gsi_verdict(const struct ibk_pkey_table *t, const void *bth,
+		 const void *deth)
+{
+	ibk_pkey_t pkt = ibk_bth_pkey(bth);
+	uint32_t word = ibk__pkey_find_word(t, pkt);
+
+	/* The entry find-by-value picks is full if the base has a full one,
+	 * so it admits @pkt iff any valid entry does. An invalid @pkt finds
+	 * nothing: invalid keys are never indexed. */
+	if (!word || !ibk_pkey_match(pkt, (ibk_pkey_t)IBK__SLOT_KEY(word)))
+		return IBK_RX_DROP_PKEY;
+	return ibk_qkey_match(ibk_deth_qkey(deth), IBK_QKEY_GSI) ?
+	       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
+}
+
+static inline void ibk__port_count(struct ibk_port *port,
+				   enum ibk_rx_verdict v)
+{
+	if (v == IBK_RX_DROP_PKEY)
+		ibk_counter16_inc(&port->pkey_violations);
+	else if (v == IBK_RX_DROP_QKEY)
+		ibk_counter16_inc(&port->qkey_violations);
+}
+
+/*
+ * QP1 (GSI) receive check: IBK_RX_ACCEPT if the packet's P_Key matches
+ * some valid entry of the port's table (a limited packet needs a full
+ * entry of its base, a full packet any entry of it) and its Q_Key is
+ * IBK_QKEY_GSI; else IBK_RX_DROP_PKEY / IBK_RX_DROP_QKEY (P_Key first),
+ * counted in the port's violation counters; IBK_RX_DROP_PORT, uncounted,
+ * unless the port is ARMED or ACTIVE and the table is not awaiting a
+ * refill. @port, @bth and @deth must be valid.
+ */
+static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
+						  const void *bth,
+						  const void *deth)
+{
+	const struct ibk_pkey_table *t = &port->pkeys;
+	enum ibk_rx_verdict v = IBK_RX_DROP_PORT;
+	uint32_t gen;
+
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		if (ibk__table_readable(&t->hdr) == IBK_OK)
+			v = ibk__gsi_verdict(t, bth, deth);
+		else
+			v = IBK_RX_DROP_PORT;
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	ibk__port_count(port, v);
+	return v;
+}
+
+/* Inside a P_Key read section: sets keys->pkey (a copy of the QP's keys)
+ * from the table entry at keys->pkey_index; IBK_RX_ACCEPT, or the verdict
+ * that stops the packet first. */
+static inline enum ibk_rx_verdict
+ibk__qp_resolve(const struct ibk_pkey_table *t, struct ibk_qp_keys *keys)
+{
+	if (ibk__table_readable(&t->hdr) != IBK_OK)
+		return IBK_RX_DROP_PORT;
+	if (keys->pkey_index >= t->hdr.capacity)
+		return IBK_RX_DROP_PKEY_INDEX;
+	keys->pkey = ibk__load(&t->cells[keys->pkey_index].pkey, relaxed);
+	return ibk_pkey_is_valid(keys->pkey) ? IBK_RX_ACCEPT :
+	       IBK_RX_DROP_PKEY_INDEX;
+}
+
+/*
+ * The receive check for one packet to @qp on this port, from its @bth and,
+ * for UD and GSI, the @deth after it:
+ *  - SMI (QP0): IBK_RX_ACCEPT in every port state; QP0 checks no key, and
+ *    subnet management packets are what bring a port up (IBA 7.2).
+ *  - GSI (QP1): as ibk_port_rx_gsi().
+ *  - RC, UC, UD: ibk_rx_check() with the P_Key of the table entry at
+ *    qp->pkey_index (qp->pkey is not used): IBK_RX_DROP_PKEY_INDEX if that
+ *    index is out of range or its entry empty; UD also checks the Q_Key.
+ * IBK_RX_DROP_PORT unless the port is ARMED or ACTIVE and the table is not
+ * awaiting a refill. IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are counted in
+ * the port's violation counters; no other verdict is. @port and @qp must
+ * be valid; a NULL header gives ibk_rx_check()'s IBK_RX_DROP_MALFORMED.
+ */
+static inline enum ibk_rx_verdict ibk_port_rx(struct ibk_port *port,
+					      const struct ibk_qp_keys *qp,
+					      const void *bth,
+					      const void *deth)
+{
+	const struct ibk_pkey_table *t = &port->pkeys;
+	struct ibk_qp_keys keys = *qp;
+	enum ibk_rx_verdict v;
+	uint32_t gen;
+
+	if (qp->type == IBK_QPT_SMI || !bth)
+		return ibk_rx_check(qp, bth, deth);
+	if (qp->type == IBK_QPT_GSI) {
+		if (!deth)
+			return IBK_RX_DROP_MALFORMED;
+		return ibk_port_rx_gsi(port, bth, deth);
+	}
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		v = ibk__qp_resolve(t, &keys);
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (v != IBK_RX_ACCEPT)
+		return v;
+	v = ibk_rx_check(&keys, bth, deth);
+	ibk__port_count(port, v);
+	return v;
+}
+
+/*
+ * One read section for a burst to a GSI, RC, UC or UD QP: fills verdicts[]
+ * and returns IBK_RX_ACCEPT, or returns the verdict that stops the whole
+ * burst (port not ready, bad P_Key index) and leaves verdicts[] alone.
+ */
+static inline enum ibk_rx_verdict
+ibk__rx_burst_verdicts(const struct ibk_pkey_table *t,
+		       const struct ibk_qp_keys *qp, const void *const *hdrs,
+		       uint8_t *verdicts, size_t n)
+{
+	struct ibk_qp_keys keys = *qp;
+	enum ibk_rx_verdict v;
+	uint32_t gen;
+	size_t i;
+
+	do {
+		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		if (qp->type == IBK_QPT_GSI) {
+			v = ibk__table_readable(&t->hdr) == IBK_OK ?
+			    IBK_RX_ACCEPT : IBK_RX_DROP_PORT;
+			for (i = 0; v == IBK_RX_ACCEPT && i < n; i++)
+				verdicts[i] = (uint8_t)ibk__gsi_verdict(t,
+					hdrs[i], (const uint8_t *)hdrs[i] +
+						 IBK_BTH_LEN);
+		} else {
+			v = ibk__qp_resolve(t, &keys);
+		}
+	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_GSI)
+		return v;
+	/* the table is read: the rest works on the resolved copy */
+	if (keys.type == IBK_QPT_UD)
+		ibk_rx_ud_burst(keys.pkey, keys.qkey, hdrs, verdicts, n);
+	else
+		for (i = 0; i < n; i++)
+			verdicts[i] = (uint8_t)ibk_rx_check(&keys, hdrs[i],
+							    NULL);
+	return IBK_RX_ACCEPT;
+}
+
+static inline uint32_t ibk__clamp16(size_t n)
+{
+	return n < IBK_COUNTER16_MAX ? (uint32_t)n : IBK_COUNTER16_MAX;
+}
+
+/*
+ * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a
+ * BTH, immediately followed by its DETH for UD and GSI (the layout of
+ * ibk_rx_ud_burst()); verdicts[i] gets the enum ibk_rx_verdict. Returns
+ * the number accepted. The table is read in one read section for the
+ * whole burst, and each counter takes at most one add. Every pointer must
+ * be valid.
+ */
+static inline size_t ibk_port_rx_burst(struct ibk_port *port,
+				       const struct ibk_qp_keys *qp,
+				       const void *const *hdrs,
+				       uint8_t *verdicts, size_t n)
+{
+	enum ibk_rx_verdict v = IBK_RX_ACCEPT;
+	size_t i, accepted = 0, pkey_drops = 0, qkey_drops = 0;
+
+	if (qp->type != IBK_QPT_SMI)
+		v = ibk__rx_burst_verdicts(&port->pkeys, qp, hdrs, verdicts, n);
+	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI) {
+		for (i = 0; i < n; i++)
+			verdicts[i] = (uint8_t)v;
+		return v == IBK_RX_ACCEPT ? n : 0;
+	}
+	for (i = 0; i < n; i++) {
+		accepted += verdicts[i] == IBK_RX_ACCEPT;
+		pkey_drops += verdicts[i] == IBK_RX_DROP_PKEY;
+		qkey_drops += verdicts[i] == IBK_RX_DROP_QKEY;
+	}
+	if (pkey_drops)
+		ibk_counter16_add(&port->pkey_violations,
+				  ibk__clamp16(pkey_drops));
+	if (qkey_drops)
+		ibk_counter16_add(&port->qkey_violations,
+				  ibk__clamp16(qkey_drops));
+	return accepted;
+}
+
+#endif /* IBKEYS_IB_TABLES_H */
