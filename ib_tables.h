@@ -916,7 +916,9 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * empty slot. The hash index holds one slot per distinct (GID, type) pair:
  * a 16-bit tag of the GID's hash and the lowest index holding the pair.
  * The home slot comes from the GID alone, so the types of one GID share a
- * probe run; a tag match is confirmed against the entry itself.
+ * probe run, and the writer keeps them there in the order of the indices
+ * they name: the first slot of a GID in its run answers a find for any
+ * type. A tag match is confirmed against the entry itself.
  * ------------------------------------------------------------------------ */
 
 /* GID types as enum ibv_gid_type (rdma-core). */
@@ -1013,48 +1015,83 @@ static inline uint32_t ibk__gid_word_home(const void *table, uint32_t word)
 }
 
 /*
- * Walks the run of GID @w: returns the slot position of the lowest index
- * holding @w with type @type (IBK_GID_TYPE_ANY: any type), or -1; *word
- * gets the slot's word. Safe inside a read section: bounded by the slot
- * count, every position masked, and a slot only ever names an index below
- * the capacity.
+ * Walks the run of GID @w for its first slot with type @type (any type for
+ * IBK_GID_TYPE_ANY): the lowest index holding that pair, or, for any type,
+ * the GID. Returns the slot position and sets *word, or returns -1 with
+ * *word = 0. Safe inside a read section: bounded by the slot count, every
+ * position masked, and a slot only ever names an index below the capacity.
  */
 static inline int ibk__gid_probe(const struct ibk_gid_table *t,
 				 const uint32_t w[4], enum ibk_gid_type type,
 				 uint32_t *word)
 {
-	const struct ibk__table *h = &t->hdr;
+	const struct ibk_hash_slot *slots = t->hdr.slots;
+	const struct ibk_gid_cell *cells = t->cells;
 	uint32_t hash = ibk__gid_hash(w);
 	uint32_t tag = hash & 0xffffu;
-	uint32_t mask = h->hash_mask;
-	uint32_t pos = (hash >> h->hash_shift) & mask;
+	uint32_t mask = t->hdr.hash_mask;
+	uint32_t pos = (hash >> t->hdr.hash_shift) & mask;
 	uint32_t n, s;
-	int found = -1;
 
 	*word = 0;
 	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
 		const struct ibk_gid_cell *c;
 
-		s = ibk__load(&h->slots[pos].word, relaxed);
+		s = ibk__load(&slots[pos].word, relaxed);
 		if (s == 0)
 			break;
 		if (IBK__SLOT_KEY(s) != tag)
 			continue;
-		c = &t->cells[IBK__SLOT_INDEX(s)];
-		if (!ibk__gid_cell_holds(c, w))
-			continue;
-		if (type == IBK_GID_TYPE_ANY) {
-			if (found < 0 ||
-			    IBK__SLOT_INDEX(s) < IBK__SLOT_INDEX(*word)) {
-				*word = s;
-				found = (int)pos;
-			}
-		} else if (ibk__load(&c->type, relaxed) == (uint32_t)type) {
+		c = &cells[IBK__SLOT_INDEX(s)];
+		if (ibk__gid_cell_holds(c, w) &&
+		    (type == IBK_GID_TYPE_ANY ||
+		     ibk__load(&c->type, relaxed) == (uint32_t)type)) {
 			*word = s;
 			return (int)pos;
 		}
 	}
-	return found;
+	return -1;
+}
+
+/* A GID has at most one slot per type. */
+#define IBK__GID_TYPES 3
+
+/*
+ * Writer side: puts the slots of GID @w back in the order of the indices
+ * they name, after one of them changed. They share one home, so any order
+ * among their positions is a valid probe order; this one lets a find for
+ * any type stop at the GID's first slot.
+ */
+static inline void ibk__gid_order(struct ibk_gid_table *t, const uint32_t w[4])
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t hash = ibk__gid_hash(w);
+	uint32_t mask = h->hash_mask;
+	uint32_t pos = (hash >> h->hash_shift) & mask;
+	uint32_t at[IBK__GID_TYPES], word[IBK__GID_TYPES];
+	uint32_t k = 0, n, i, j, s;
+
+	for (n = 0; n <= mask && k < IBK__GID_TYPES;
+	     n++, pos = (pos + 1) & mask) {
+		s = ibk__load(&h->slots[pos].word, relaxed);
+		if (s == 0)
+			break;
+		if (IBK__SLOT_KEY(s) == (hash & 0xffffu) &&
+		    ibk__gid_cell_holds(&t->cells[IBK__SLOT_INDEX(s)], w)) {
+			at[k] = pos;
+			word[k++] = s;
+		}
+	}
+	for (i = 1; i < k; i++) {
+		for (j = i; j > 0 && IBK__SLOT_INDEX(word[j - 1]) >
+				     IBK__SLOT_INDEX(word[j]); j--) {
+			s = word[j];
+			word[j] = word[j - 1];
+			word[j - 1] = s;
+		}
+	}
+	for (i = 0; i < k; i++)
+		ibk__store(&h->slots[at[i]].word, word[i], relaxed);
 }
 
 /* Writer side: @index (still holding GID @w of @type) is about to change;
@@ -1074,6 +1111,7 @@ static inline void ibk__gid_unindex(struct ibk_gid_table *t, uint32_t index,
 		    ibk__load(&t->cells[j].type, relaxed) == (uint32_t)type) {
 			ibk__store(&h->slots[pos].word,
 				   (word & 0xffff0000u) | j, relaxed);
+			ibk__gid_order(t, w);
 			return;
 		}
 	}
@@ -1095,6 +1133,7 @@ static inline void ibk__gid_index(struct ibk_gid_table *t, uint32_t index,
 	else if (IBK__SLOT_INDEX(word) > index)
 		ibk__store(&h->slots[pos].word, (word & 0xffff0000u) | index,
 			   relaxed);
+	ibk__gid_order(t, w);
 }
 
 /* Writer side: stores GID @w and @type in @c. */
