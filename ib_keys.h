@@ -1371,6 +1371,26 @@ static inline void ibk_tx_fill_keys(void *bth, void *deth, ibk_pkey_t qp_pkey,
 }
 
 /*
+ * The number of zero bytes in @v[0..n): whole chunks of 16 with a fixed
+ * trip count and a byte-sized sum, so that gcc's -O2 and clang vectorise.
+ */
+static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
+{
+	size_t count = 0, i = 0, j;
+
+	for (; n - i >= 16; i += 16) {
+		uint8_t chunk_count = 0;
+
+		for (j = 0; j < 16; j++)
+			chunk_count = (uint8_t)(chunk_count + (v[i + j] == 0));
+		count += chunk_count;
+	}
+	for (; i < n; i++)
+		count += v[i] == 0;
+	return count;
+}
+
+/*
  * Receive checks for a burst of n UD packets to one QP, the verdicts of
  * ibk_rx_check() for a UD QP: hdrs[i] points at a BTH immediately followed
  * by its DETH, and verdicts[i] becomes IBK_RX_ACCEPT, IBK_RX_DROP_PKEY or
@@ -1378,8 +1398,11 @@ static inline void ibk_tx_fill_keys(void *bth, void *deth, ibk_pkey_t qp_pkey,
  * comes first). Returns the number accepted. Every hdrs[i] must be valid.
  *
  * The QP's keys are prepared once, in wire byte order, so each packet
- * costs two masked compares and no byte swap; the verdict and the count
- * are computed arithmetically, leaving no branch in the loop body.
+ * costs two masked compares and no byte swap; the verdict is computed
+ * arithmetically, leaving no branch in the loop body, and the accepted
+ * packets are counted afterwards in a vectorised pass over the verdicts.
+ * Unrolling by four (GCC >= 8 and clang honour the pragma) lets the core
+ * overlap the header loads of neighbouring packets.
  */
 static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				     const void *const *hdrs, uint8_t *verdicts,
@@ -1389,22 +1412,20 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 	uint16_t pkey_mask = ibk__swap16(f.mask);
 	uint16_t pkey_want = ibk__swap16(f.want);
 	uint32_t qkey_want = ibk__swap32(qp_qkey);
-	size_t dropped = 0;
 	size_t i;
 
+#pragma GCC unroll 4
 	for (i = 0; i < n; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
 		const uint8_t *deth = bth + IBK_BTH_LEN;
 		unsigned pkey_bad =
 			(ibk__load_le16(bth + 2) & pkey_mask) != pkey_want;
 		unsigned qkey_bad = ibk__load_le32(deth) != qkey_want;
-		unsigned drop = pkey_bad | qkey_bad;
 
 		/* 0 accept; 1 P_Key (wins over Q_Key); 2 Q_Key only */
-		verdicts[i] = (uint8_t)(2 * drop - pkey_bad);
-		dropped += drop;
+		verdicts[i] = (uint8_t)(2 * (pkey_bad | qkey_bad) - pkey_bad);
 	}
-	return n - dropped;
+	return ibk__count_zero(verdicts, n);
 }
 
 #ifdef __cplusplus
