@@ -458,6 +458,23 @@ static inline bool ibk__port_state_valid(enum ibk_port_state state)
 	return state >= IBK_PORT_DOWN && state <= IBK_PORT_ACTIVE;
 }
 
+/* Either table's set_state: IBK_OK, or IBK_EINVAL for a bad @state. */
+static inline int ibk__table_set_state(struct ibk__table *h,
+				       enum ibk_port_state state)
+{
+	if (!ibk__port_state_valid(state))
+		return IBK_EINVAL;
+	ibk__table_update_status(h, (uint32_t)state, 0);
+	return IBK_OK;
+}
+
+/* Either table's invalidate: marks it awaiting a refill. IBK_OK. */
+static inline int ibk__table_invalidate(struct ibk__table *h)
+{
+	ibk__table_update_status(h, 0, IBK__AWAITING_REFILL);
+	return IBK_OK;
+}
+
 /* Writer side: puts @word in the first empty slot from @home. The index is
  * never more than half full, so there is one. */
 static inline void ibk__hash_insert(struct ibk__table *h, uint32_t home,
@@ -732,20 +749,14 @@ static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
 static inline int ibk_pkey_table_set_state(struct ibk_pkey_table *t,
 					   enum ibk_port_state state)
 {
-	if (!t || !ibk__port_state_valid(state))
-		return IBK_EINVAL;
-	ibk__table_update_status(&t->hdr, (uint32_t)state, 0);
-	return IBK_OK;
+	return t ? ibk__table_set_state(&t->hdr, state) : IBK_EINVAL;
 }
 
 /* Marks the table "awaiting refill" as one generation: references go stale
  * and reads return IBK_ESTALE until the next refill. IBK_OK; IBK_EINVAL. */
 static inline int ibk_pkey_table_invalidate(struct ibk_pkey_table *t)
 {
-	if (!t)
-		return IBK_EINVAL;
-	ibk__table_update_status(&t->hdr, 0, IBK__AWAITING_REFILL);
-	return IBK_OK;
+	return t ? ibk__table_invalidate(&t->hdr) : IBK_EINVAL;
 }
 
 /*
@@ -1260,19 +1271,13 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 static inline int ibk_gid_table_set_state(struct ibk_gid_table *t,
 					  enum ibk_port_state state)
 {
-	if (!t || !ibk__port_state_valid(state))
-		return IBK_EINVAL;
-	ibk__table_update_status(&t->hdr, (uint32_t)state, 0);
-	return IBK_OK;
+	return t ? ibk__table_set_state(&t->hdr, state) : IBK_EINVAL;
 }
 
 /* As ibk_pkey_table_invalidate(). */
 static inline int ibk_gid_table_invalidate(struct ibk_gid_table *t)
 {
-	if (!t)
-		return IBK_EINVAL;
-	ibk__table_update_status(&t->hdr, 0, IBK__AWAITING_REFILL);
-	return IBK_OK;
+	return t ? ibk__table_invalidate(&t->hdr) : IBK_EINVAL;
 }
 
 /*
