@@ -4,23 +4,10 @@
  * compares them with its own: a program may mix C and C++ files that share
  * one struct ibk_port, so <stdatomic.h> and <atomic> must agree on it.
  */
-#include <stddef.h>
-#include "ib_tables.h"
+#include "layout.h"
 
-const size_t ibk_c_layout[] = {
-	sizeof(struct ibk_gid),
-	sizeof(struct ibk_qp_keys),
-	sizeof(struct ibk_seqcount),
-	sizeof(struct ibk_pkey_cell),
-	sizeof(struct ibk_gid_cell),
-	sizeof(struct ibk_hash_slot),
-	sizeof(struct ibk_pkey_table),
-	sizeof(struct ibk_gid_table),
-	sizeof(struct ibk_counter16),
-	sizeof(struct ibk_port),
-	_Alignof(struct ibk_port),
-	offsetof(struct ibk_port, gids),
-	offsetof(struct ibk_port, pkey_violations),
-	offsetof(struct ibk_port, qkey_violations),
-};
+/* One item of IBK_TEST_LAYOUT as an array element: its value. */
+#define IBK_LAYOUT_VALUE(expr)	expr,
+
+const size_t ibk_c_layout[] = { IBK_TEST_LAYOUT(IBK_LAYOUT_VALUE) };
 const size_t ibk_c_layout_count = sizeof(ibk_c_layout) / sizeof(ibk_c_layout[0]);

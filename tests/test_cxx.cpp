@@ -8,36 +8,27 @@
 
 #include "ib_tables.h"
 
+#include "layout.h"
 #include "tap.h"
 
 extern "C" const size_t ibk_c_layout[];
 extern "C" const size_t ibk_c_layout_count;
 
+/* One item of IBK_TEST_LAYOUT as an array element: its value, its text. */
+#define IBK_LAYOUT_VALUE(expr)	expr,
+#define IBK_LAYOUT_NAME(expr)	#expr,
+
 static void check_layout(void)
 {
-	const size_t cxx_layout[] = {
-		sizeof(struct ibk_gid),
-		sizeof(struct ibk_qp_keys),
-		sizeof(struct ibk_seqcount),
-		sizeof(struct ibk_pkey_cell),
-		sizeof(struct ibk_gid_cell),
-		sizeof(struct ibk_hash_slot),
-		sizeof(struct ibk_pkey_table),
-		sizeof(struct ibk_gid_table),
-		sizeof(struct ibk_counter16),
-		sizeof(struct ibk_port),
-		alignof(struct ibk_port),
-		offsetof(struct ibk_port, gids),
-		offsetof(struct ibk_port, pkey_violations),
-		offsetof(struct ibk_port, qkey_violations),
-	};
+	const size_t cxx_layout[] = { IBK_TEST_LAYOUT(IBK_LAYOUT_VALUE) };
+	const char *const names[] = { IBK_TEST_LAYOUT(IBK_LAYOUT_NAME) };
 	const size_t n = sizeof(cxx_layout) / sizeof(cxx_layout[0]);
 	size_t differ = 0;
 
 	for (size_t i = 0; i < n && i < ibk_c_layout_count; i++) {
 		if (cxx_layout[i] != ibk_c_layout[i]) {
-			tap_diag("layout item %zu: C %zu, C++ %zu", i,
-				 ibk_c_layout[i], cxx_layout[i]);
+			tap_diag("layout item %zu, %s: C %zu, C++ %zu", i,
+				 names[i], ibk_c_layout[i], cxx_layout[i]);
 			differ++;
 		}
 	}

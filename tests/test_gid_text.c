@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ib_keys.h"
+#include "rng.h"
 #include "tap.h"
 
 #define SEED		0x9e3779b97f4a7c15ull
@@ -36,28 +37,12 @@
 #define N_GUID		1000000	/* GUID values printed, strings parsed */
 #define MAX_DIAG	5
 
-/* ---- random numbers: splitmix64 ---- */
-
-static uint64_t rng_state = SEED;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static unsigned rnd_below(unsigned n)
-{
-	return (unsigned)(rnd64() % n);
-}
+/* ---- random numbers: rng.h, seeded with SEED ---- */
 
 /* A 16-bit value of 1 to 4 significant hex digits, or zero. */
 static unsigned rnd_group(void)
 {
-	return (unsigned)(rnd64() & (0xffffu >> (4 * rnd_below(4))));
+	return (unsigned)(test_rng64() & (0xffffu >> (4 * test_rng_below(4))));
 }
 
 /* ---- a mismatch tally per check ---- */
@@ -92,15 +77,15 @@ static void rnd_ipv4_tail(struct ibk_gid *g)
 	unsigned i;
 
 	for (i = 12; i < 16; i++)
-		g->raw[i] = rnd_below(4) == 0 ? 0 : (uint8_t)rnd64();
+		g->raw[i] = test_rng_below(4) == 0 ? 0 : (uint8_t)test_rng64();
 }
 
 static const unsigned edge_groups[] = { 0, 1, 0xfffe, 0xffff };
 
 static unsigned rnd_edge_group(void)
 {
-	return rnd_below(5) == 4 ? rnd_group()
-				 : edge_groups[rnd_below(4)];
+	return test_rng_below(5) == 4 ? rnd_group()
+				 : edge_groups[test_rng_below(4)];
 }
 
 enum gid_kind {
@@ -129,18 +114,18 @@ static struct ibk_gid make_gid(enum gid_kind kind, unsigned long n)
 	switch (kind) {
 	case GID_RANDOM:
 		for (i = 0; i < 16; i++)
-			g.raw[i] = (uint8_t)rnd64();
+			g.raw[i] = (uint8_t)test_rng64();
 		break;
 	case GID_ZERO_BIASED:
 		for (i = 0; i < 8; i++)
-			set_group(&g, i, rnd_below(2) ? 0 : rnd_group());
+			set_group(&g, i, test_rng_below(2) ? 0 : rnd_group());
 		break;
 	case GID_ZERO_LAYOUT:
 		/* Bit i of the layout set: group i is zero; others non-zero. */
 		layout = (unsigned)(n % 256);
 		for (i = 0; i < 8; i++)
 			if (!(layout >> i & 1))
-				set_group(&g, i, 1 + rnd_below(0xffff));
+				set_group(&g, i, 1 + test_rng_below(0xffff));
 		break;
 	case GID_V4MAPPED:
 		set_group(&g, 5, 0xffff);
@@ -156,19 +141,20 @@ static struct ibk_gid make_gid(enum gid_kind kind, unsigned long n)
 	case GID_IB:
 		set_group(&g, 0, 0xfe80);
 		for (i = 4; i < 8; i++)
-			set_group(&g, i, rnd_below(2) ? 0 : rnd_group());
+			set_group(&g, i, test_rng_below(2) ? 0 : rnd_group());
 		break;
 	case GID_MULTICAST:
 		g.raw[0] = 0xff;
-		g.raw[1] = (uint8_t)rnd64();
-		if (rnd_below(2)) {	/* IPoIB broadcast/multicast MGID */
-			set_group(&g, 1, rnd_below(2) ? 0x401b : 0x601b);
+		g.raw[1] = (uint8_t)test_rng64();
+		if (test_rng_below(2)) {	/* IPoIB broadcast/multicast MGID */
+			set_group(&g, 1, test_rng_below(2) ? 0x401b : 0x601b);
 			set_group(&g, 2, rnd_group());
 			for (i = 3; i < 8; i++)
-				set_group(&g, i, rnd_below(2) ? 0 : 0xffff);
+				set_group(&g, i, test_rng_below(2) ? 0 : 0xffff);
 		} else {
 			for (i = 1; i < 8; i++)
-				set_group(&g, i, rnd_below(2) ? 0 : rnd_group());
+				set_group(&g, i,
+					  test_rng_below(2) ? 0 : rnd_group());
 		}
 		break;
 	case GID_KINDS:
@@ -349,47 +335,50 @@ static void str_upper(char *s)
 static void structured_text(char *out, size_t size)
 {
 	unsigned before, after, i, total;
-	bool gap = rnd_below(3) != 0, tail = rnd_below(3) == 0;
+	bool gap = test_rng_below(3) != 0, tail = test_rng_below(3) == 0;
 	size_t len = 0;
 
 	total = tail ? 6 : 8;
 	if (gap) {
-		before = rnd_below(total);
-		after = rnd_below(total - before);
-		if (rnd_below(8) == 0)	/* "::" standing for nothing */
+		before = test_rng_below(total);
+		after = test_rng_below(total - before);
+		if (test_rng_below(8) == 0)	/* "::" standing for nothing */
 			after = total - before;
 	} else {
 		before = total;
 		after = 0;
-		if (rnd_below(8) == 0)	/* one group too many or too few */
-			before = total + 1 - 2 * rnd_below(2);
+		if (test_rng_below(8) == 0)	/* one group too many or too few */
+			before = total + 1 - 2 * test_rng_below(2);
 	}
 	out[0] = '\0';
 	for (i = 0; i < before + after; i++) {
-		unsigned v = rnd_below(3) == 0 ? 0 : rnd_group();
-		int width = rnd_below(16) == 0 ? 5 : (int)rnd_below(5);
+		unsigned v = test_rng_below(3) == 0 ? 0 : rnd_group();
+		int width = test_rng_below(16) == 0 ? 5 : (int)test_rng_below(5);
 
 		if (gap && i == before)
 			len += (size_t)snprintf(out + len, size - len, "::");
 		else if (i != 0)
 			len += (size_t)snprintf(out + len, size - len, ":");
 		len += (size_t)snprintf(out + len, size - len,
-					rnd_below(2) ? "%0*x" : "%0*X", width, v);
+					test_rng_below(2) ? "%0*x" : "%0*X",
+					width, v);
 	}
 	if (gap && after == 0)
 		len += (size_t)snprintf(out + len, size - len, "::");
 	if (tail) {
-		unsigned octets = rnd_below(16) == 0 ? 3 + 2 * rnd_below(2) : 4;
+		unsigned octets = test_rng_below(16) == 0 ?
+				   3 + 2 * test_rng_below(2) : 4;
 
 		if (len != 0 && out[len - 1] != ':')
 			len += (size_t)snprintf(out + len, size - len, ":");
 		for (i = 0; i < octets; i++) {
-			unsigned v = rnd_below(4) == 0 ? 0 : rnd_below(256);
+			unsigned v = test_rng_below(4) == 0 ? 0
+							   : test_rng_below(256);
 			const char *fmt = i ? ".%u" : "%u";
 
-			if (rnd_below(32) == 0)
-				v = 256 + rnd_below(800);
-			if (rnd_below(32) == 0)
+			if (test_rng_below(32) == 0)
+				v = 256 + test_rng_below(800);
+			if (test_rng_below(32) == 0)
 				fmt = i ? ".0%u" : "0%u";
 			len += (size_t)snprintf(out + len, size - len, fmt, v);
 		}
@@ -402,10 +391,10 @@ static const char mutation_alphabet[] = "0123456789abcdefABCDEF:.x g%";
 /* Insert, delete or replace one character at random; keeps @s a string. */
 static void mutate(char *s, size_t size)
 {
-	size_t len = strlen(s), pos = len ? rnd_below((unsigned)len + 1) : 0;
-	char c = mutation_alphabet[rnd_below(sizeof(mutation_alphabet) - 1)];
+	size_t len = strlen(s), pos = len ? test_rng_below((unsigned)len + 1) : 0;
+	char c = mutation_alphabet[test_rng_below(sizeof(mutation_alphabet) - 1)];
 
-	switch (rnd_below(3)) {
+	switch (test_rng_below(3)) {
 	case 0:
 		if (len + 1 < size) {
 			memmove(s + pos + 1, s + pos, len - pos + 1);
@@ -427,10 +416,10 @@ static void mutate(char *s, size_t size)
 static void dense_text(char *out)
 {
 	static const char alphabet[] = "0:1:f:.F0";
-	unsigned len = rnd_below(16), i;
+	unsigned len = test_rng_below(16), i;
 
 	for (i = 0; i < len; i++)
-		out[i] = alphabet[rnd_below(sizeof(alphabet) - 1)];
+		out[i] = alphabet[test_rng_below(sizeof(alphabet) - 1)];
 	out[len] = '\0';
 }
 
@@ -452,7 +441,7 @@ static const char *const text_kind_name[TEXT_KINDS] = {
 static void make_text(enum text_kind kind, unsigned long n, char *out,
 		      size_t size)
 {
-	struct ibk_gid g = make_gid((enum gid_kind)rnd_below(GID_KINDS), n);
+	struct ibk_gid g = make_gid((enum gid_kind)test_rng_below(GID_KINDS), n);
 	unsigned edits;
 
 	switch (kind) {
@@ -463,7 +452,7 @@ static void make_text(enum text_kind kind, unsigned long n, char *out,
 		full_text(&g, out, size, false);
 		break;
 	case TEXT_UPPER:
-		if (rnd_below(2))
+		if (test_rng_below(2))
 			full_text(&g, out, size, true);
 		else
 			inet_ntop(AF_INET6, g.raw, out, (socklen_t)size);
@@ -473,7 +462,7 @@ static void make_text(enum text_kind kind, unsigned long n, char *out,
 		structured_text(out, size);
 		break;
 	case TEXT_MUTATED:
-		switch (rnd_below(3)) {
+		switch (test_rng_below(3)) {
 		case 0:
 			inet_ntop(AF_INET6, g.raw, out, (socklen_t)size);
 			break;
@@ -484,7 +473,7 @@ static void make_text(enum text_kind kind, unsigned long n, char *out,
 			structured_text(out, size);
 			break;
 		}
-		for (edits = 1 + rnd_below(3); edits; edits--)
+		for (edits = 1 + test_rng_below(3); edits; edits--)
 			mutate(out, size);
 		break;
 	case TEXT_DENSE:
@@ -625,7 +614,7 @@ static void test_ntop_full(void)
 /* A GUID whose nibbles are zero with probability 1/2 (leading zeros). */
 static uint64_t rnd_guid(void)
 {
-	uint64_t v = rnd64(), keep = rnd64(), mask = 0;
+	uint64_t v = test_rng64(), keep = test_rng64(), mask = 0;
 	unsigned i;
 
 	for (i = 0; i < 16; i++)
@@ -695,29 +684,30 @@ static void make_guid_text(uint64_t v, char *out, size_t size)
 {
 	unsigned edits, i;
 
-	if (rnd_below(2)) {
+	if (test_rng_below(2)) {
 		/* 1-16 digits, rarely 17; fewer than 16 drop the top digits */
-		unsigned width = rnd_below(16) == 0 ? 17 : 1 + rnd_below(16);
+		unsigned width = test_rng_below(16) == 0 ? 17
+							 : 1 + test_rng_below(16);
 		uint64_t shown = width < 16 ? v & ((UINT64_C(1) << (4 * width)) - 1)
 					    : v;
 
-		if (rnd_below(2))
+		if (test_rng_below(2))
 			snprintf(out, size, "0x%0*" PRIx64, (int)width, shown);
 		else
 			snprintf(out, size, "0X%0*" PRIX64, (int)width, shown);
 	} else {
-		snprintf(out, size, rnd_below(2) ? "%04x:%04x:%04x:%04x"
+		snprintf(out, size, test_rng_below(2) ? "%04x:%04x:%04x:%04x"
 			 : "%04X:%04X:%04X:%04X", (unsigned)(v >> 48),
 			 (unsigned)(v >> 32 & 0xffff),
 			 (unsigned)(v >> 16 & 0xffff), (unsigned)(v & 0xffff));
 	}
-	if (rnd_below(2))
+	if (test_rng_below(2))
 		return;
-	for (edits = 1 + rnd_below(2); edits; edits--) {
-		size_t len = strlen(out), pos = rnd_below((unsigned)len + 1);
-		char c = guid_alphabet[rnd_below(sizeof(guid_alphabet) - 1)];
+	for (edits = 1 + test_rng_below(2); edits; edits--) {
+		size_t len = strlen(out), pos = test_rng_below((unsigned)len + 1);
+		char c = guid_alphabet[test_rng_below(sizeof(guid_alphabet) - 1)];
 
-		switch (rnd_below(3)) {
+		switch (test_rng_below(3)) {
 		case 0:
 			if (len + 1 < size) {
 				for (i = (unsigned)len + 1; i > pos; i--)
@@ -855,6 +845,7 @@ static void test_guid_oracle(void)
 
 int main(void)
 {
+	test_rng_seed(SEED);
 	tap_diag("seed 0x%016llx", (unsigned long long)SEED);
 	test_ntop_fixed();
 	test_ntop_oracle();

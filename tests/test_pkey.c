@@ -8,18 +8,9 @@
 
 #include "tap.h"
 #include "ib_keys.h"
+#include "rng.h"
 
-/* splitmix64: a small deterministic generator for the random cases */
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
+#define SEED		0x9e3779b97f4a7c15ull	/* of the random cases */
 
 /*
  * The rule as the partitioning text states it, on decoded fields: the key
@@ -231,7 +222,7 @@ static void test_fields(void)
 /* A key that is often related to @qp, so matches and near-misses abound. */
 static ibk_pkey_t related_key(ibk_pkey_t qp)
 {
-	uint64_t r = rng();
+	uint64_t r = test_rng64();
 
 	switch (r % 5) {
 	case 0:
@@ -284,10 +275,11 @@ static void test_burst(void)
 	       bad_len);
 
 	for (trial = 0; trial < 2000; trial++) {
-		ibk_pkey_t qp = trial & 1 ? (ibk_pkey_t)rng() : qps[trial % 8];
+		ibk_pkey_t qp = trial & 1 ? (ibk_pkey_t)test_rng64()
+					    : qps[trial % 8];
 		size_t want = 0, got;
 
-		n = (size_t)(rng() % 69);
+		n = test_rng_below(69);
 		for (i = 0; i < n; i++)
 			keys[i] = related_key(qp);
 		got = ibk_pkey_match_burst(qp, keys, match, n);
@@ -308,6 +300,7 @@ static void test_burst(void)
 
 int main(void)
 {
+	test_rng_seed(SEED);
 	test_seed_example();
 	test_invalid();
 	test_defaults();

@@ -9,17 +9,9 @@
 
 #include "tap.h"
 #include "ib_keys.h"
+#include "rng.h"
 
-static uint64_t rng_state = 0x082efa98ec4e6c89u;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
+#define SEED		0x082efa98ec4e6c89ull	/* of the random cases */
 
 /* A UD packet's transport headers: BTH then DETH, as they sit on the wire. */
 struct pkt {
@@ -33,7 +25,7 @@ static struct pkt make_pkt(uint16_t pkey, uint32_t qkey)
 	unsigned i;
 
 	for (i = 0; i < sizeof(p.b); i++)
-		p.b[i] = (uint8_t)rng();
+		p.b[i] = (uint8_t)test_rng64();
 	p.b[0] = IBK_OPCODE_UD_SEND_ONLY;
 	p.b[2] = (uint8_t)(pkey >> 8);
 	p.b[3] = (uint8_t)pkey;
@@ -216,7 +208,7 @@ static void test_tx(void)
 /* A QP key and packet keys that often match, often nearly match. */
 static uint16_t near_pkey(uint16_t qp)
 {
-	uint64_t r = rng();
+	uint64_t r = test_rng64();
 
 	switch (r % 4) {
 	case 0:
@@ -232,7 +224,7 @@ static uint16_t near_pkey(uint16_t qp)
 
 static uint32_t near_qkey(uint32_t qp)
 {
-	uint64_t r = rng();
+	uint64_t r = test_rng64();
 
 	switch (r % 3) {
 	case 0:
@@ -254,9 +246,11 @@ static void test_burst(void)
 	size_t n, i;
 
 	for (trial = 0; trial < 40; trial++) {
-		uint16_t qp_pkey = trial % 8 == 0 ? (uint16_t)(rng() & 0x8000) :
-				   trial % 8 == 1 ? 0x7fff : (uint16_t)rng();
-		uint32_t qp_qkey = trial & 1 ? (uint32_t)rng() : IBK_QKEY_GSI;
+		uint16_t qp_pkey =
+			trial % 8 == 0 ? (uint16_t)(test_rng64() & 0x8000) :
+			trial % 8 == 1 ? 0x7fff : (uint16_t)test_rng64();
+		uint32_t qp_qkey =
+			trial & 1 ? (uint32_t)test_rng64() : IBK_QKEY_GSI;
 		struct ibk_qp_keys qp = qp_of(IBK_QPT_UD, qp_pkey, qp_qkey);
 
 		for (n = 0; n <= 67; n++) {
@@ -264,7 +258,7 @@ static void test_burst(void)
 
 			/* headers at odd spots: any alignment must work */
 			for (i = 0; i < n; i++) {
-				uint8_t *h = pool + i * 24 + (rng() % 5);
+				uint8_t *h = pool + i * 24 + test_rng_below(5);
 				struct pkt p = make_pkt(near_pkey(qp_pkey),
 							near_qkey(qp_qkey));
 
@@ -342,6 +336,7 @@ static void test_errors(void)
 
 int main(void)
 {
+	test_rng_seed(SEED);
 	test_errors();
 	test_types();
 	test_names();

@@ -28,29 +28,12 @@
 #include <string.h>
 
 #include "ib_tables.h"
+#include "rng.h"
 #include "tap.h"
 
 #define SEED		0x2545f4914f6cdd1dull
 #define MAX_CAP		65536u
 #define MAX_DIAG	5
-
-/* ---- random numbers: splitmix64 ---- */
-
-static uint64_t rng_state = SEED;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd64() % n);
-}
 
 /* ---- storage: one port as big as the largest table under test ---- */
 
@@ -220,11 +203,11 @@ static uint16_t base_pool[MAX_CAP];
 
 static void base_pool_fill(uint32_t n)
 {
-	uint32_t i, start = 1 + rnd_below(0x7000);
-	bool scattered = rnd64() & 1;
+	uint32_t i, start = 1 + test_rng_below(0x7000);
+	bool scattered = test_rng64() & 1;
 
 	for (i = 0; i < n; i++) {
-		uint32_t b = scattered ? rnd_below(0x8000) : start + i;
+		uint32_t b = scattered ? test_rng_below(0x8000) : start + i;
 
 		base_pool[i] = (uint16_t)((b & 0x7fffu) ? b & 0x7fffu : 1u);
 	}
@@ -234,14 +217,14 @@ static void base_pool_fill(uint32_t n)
  * likely), either membership, and sometimes one of the two invalid keys. */
 static ibk_pkey_t rnd_pkey_entry(uint32_t nbases)
 {
-	uint32_t r = rnd_below(16);
+	uint32_t r = test_rng_below(16);
 
 	if (r == 0)
 		return 0x0000;
 	if (r == 1)
 		return 0x8000;
-	return (ibk_pkey_t)(base_pool[rnd_below(nbases)] |
-			    (rnd64() & 1 ? 0x8000u : 0));
+	return (ibk_pkey_t)(base_pool[test_rng_below(nbases)] |
+			    (test_rng64() & 1 ? 0x8000u : 0));
 }
 
 /* Every find and exact find of @key against the models. */
@@ -272,7 +255,7 @@ static void check_pkey_all(struct check *c, uint32_t cap)
 	}
 	check_pkey_key(c, cap, 0x0000);
 	check_pkey_key(c, cap, 0x8000);
-	check_pkey_key(c, cap, (unsigned)rnd64() & 0xffffu);
+	check_pkey_key(c, cap, (unsigned)test_rng64() & 0xffffu);
 }
 
 static void test_pkey_find_model(uint32_t cap, unsigned tables,
@@ -285,9 +268,9 @@ static void test_pkey_find_model(uint32_t cap, unsigned tables,
 	port_setup(cap, 1, slot_mult);
 	for (t = 0; t < tables; t++) {
 		/* few partitions for many entries: lots of duplicates */
-		nbases = 1 + rnd_below(cap / 2 + 2);
+		nbases = 1 + test_rng_below(cap / 2 + 2);
 		base_pool_fill(nbases);
-		n = rnd_below(cap + 1);
+		n = test_rng_below(cap + 1);
 		for (i = 0; i < cap; i++)
 			model_pk[i] = i < n ? rnd_pkey_entry(nbases) : 0;
 		check(&c, ibk_pkey_table_refill(&port.pkeys, model_pk, n) ==
@@ -297,7 +280,7 @@ static void test_pkey_find_model(uint32_t cap, unsigned tables,
 		for (s = 0; s < sets; s++) {
 			unsigned old;
 
-			i = rnd_below(cap);
+			i = test_rng_below(cap);
 			old = model_pk[i];
 			model_pk[i] = rnd_pkey_entry(nbases);
 			check(&c, ibk_pkey_table_set(&port.pkeys, i,
@@ -365,7 +348,7 @@ static void test_pkey_find_exhaustive(void)
 	       "65536 keys match a direct-addressed model (%lu checks)",
 	       c.done);
 	for (k = 0; k < 300; k++)
-		check_pkey_key(&c, MAX_CAP, (unsigned)rnd64() & 0xffffu);
+		check_pkey_key(&c, MAX_CAP, (unsigned)test_rng64() & 0xffffu);
 	tap_ok(c.bad == 0, "65536-entry table: 300 random keys match the "
 	       "linear scan");
 }
@@ -540,17 +523,17 @@ static void gid_pool_fill(unsigned n)
 	unsigned i, k;
 
 	for (i = 0; i < n; i++) {
-		switch (rnd_below(3)) {
+		switch (test_rng_below(3)) {
 		case 0:		/* IB: default prefix, a GUID */
 			gid_pool[i] = ibk_gid_make(IBK_GID_DEFAULT_PREFIX,
-						   rnd64());
+						   test_rng64());
 			break;
 		case 1:		/* RoCE v2 for an IPv4 address */
-			gid_pool[i] = ibk_gid_from_ipv4((uint32_t)rnd64());
+			gid_pool[i] = ibk_gid_from_ipv4((uint32_t)test_rng64());
 			break;
 		default:	/* anything non-zero */
 			for (k = 0; k < 16; k++)
-				gid_pool[i].raw[k] = (uint8_t)rnd64();
+				gid_pool[i].raw[k] = (uint8_t)test_rng64();
 			gid_pool[i].raw[0] |= 1;
 			break;
 		}
@@ -558,7 +541,8 @@ static void gid_pool_fill(unsigned n)
 	/* near neighbours: differ from another pool GID in one bit */
 	for (i = 1; i < n; i += 7) {
 		gid_pool[i] = gid_pool[i - 1];
-		gid_pool[i].raw[rnd_below(16)] ^= (uint8_t)(1u << rnd_below(8));
+		gid_pool[i].raw[test_rng_below(16)] ^=
+			(uint8_t)(1u << test_rng_below(8));
 		if (ibk_gid_is_zero(&gid_pool[i]))
 			gid_pool[i].raw[15] = 1;
 	}
@@ -569,9 +553,9 @@ static struct ibk_gid_entry rnd_gid_entry(unsigned pool)
 	struct ibk_gid_entry e;
 
 	memset(&e, 0, sizeof(e));
-	e.type = (enum ibk_gid_type)rnd_below(3);
-	if (rnd_below(10) != 0)
-		e.gid = gid_pool[rnd_below(pool)];
+	e.type = (enum ibk_gid_type)test_rng_below(3);
+	if (test_rng_below(10) != 0)
+		e.gid = gid_pool[test_rng_below(pool)];
 	return e;
 }
 
@@ -626,9 +610,9 @@ static void test_gid_find_model(uint32_t cap, unsigned tables, unsigned sets,
 
 	port_setup(1, cap, slot_mult);
 	for (t = 0; t < tables; t++) {
-		pool = 1 + rnd_below(cap < 511 ? cap / 2 + 1 : 511);
+		pool = 1 + test_rng_below(cap < 511 ? cap / 2 + 1 : 511);
 		gid_pool_fill(pool);
-		n = rnd_below(cap + 1);
+		n = test_rng_below(cap + 1);
 		for (i = 0; i < cap; i++) {
 			if (i < n) {
 				model_gid[i] = rnd_gid_entry(pool);
@@ -644,7 +628,7 @@ static void test_gid_find_model(uint32_t cap, unsigned tables, unsigned sets,
 		for (s = 0; s < sets; s++) {
 			struct ibk_gid_entry old;
 
-			i = rnd_below(cap);
+			i = test_rng_below(cap);
 			old = model_gid[i];
 			model_gid[i] = rnd_gid_entry(pool);
 			check(&c, ibk_gid_table_set(&port.gids, i,
@@ -1013,8 +997,8 @@ static void test_rx_qp(void)
 		qp.type = (enum ibk_qp_type)type;
 		for (idx = 0; idx < 7; idx++) {
 			qp.pkey_index = (uint16_t)idx;
-			for (pkt = 0; pkt < 0x10000; pkt += 1 + rnd_below(7)) {
-				uint32_t qkey = rnd64() & 1 ? qp.qkey :
+			for (pkt = 0; pkt < 0x10000; pkt += 1 + test_rng_below(7)) {
+				uint32_t qkey = test_rng64() & 1 ? qp.qkey :
 						IBK_QKEY_GSI;
 				enum ibk_rx_verdict want, got;
 
@@ -1094,21 +1078,22 @@ static void test_rx_burst(void)
 		ptrs[i] = hdrs[i];
 	memset(&qp, 0, sizeof(qp));
 	for (round = 0; round < 4000; round++) {
-		size_t n = rnd_below(65), got, want_acc = 0;
+		size_t n = test_rng_below(65), got, want_acc = 0;
 		unsigned long want_pk = 0, want_qk = 0;
 		uint16_t pk0, qk0;
 
-		qp.type = (enum ibk_qp_type)rnd_below(5);
-		qp.pkey_index = (uint16_t)rnd_below(cap + 2);
-		qp.qkey = rnd64() & 1 ? 0x11111111u : IBK_QKEY_GSI;
+		qp.type = (enum ibk_qp_type)test_rng_below(5);
+		qp.pkey_index = (uint16_t)test_rng_below(cap + 2);
+		qp.qkey = test_rng64() & 1 ? 0x11111111u : IBK_QKEY_GSI;
 		ibk_counter16_reset(&port.pkey_violations);
 		ibk_counter16_reset(&port.qkey_violations);
 		for (i = 0; i < n; i++) {
-			unsigned pkt = rnd64() & 1 ? model_pk[rnd_below(cap)] ^
-				       (unsigned)(rnd64() & 0x8000u) :
-				       (unsigned)rnd64() & 0xffffu;
+			unsigned pkt = test_rng64() & 1 ?
+				       model_pk[test_rng_below(cap)] ^
+				       (unsigned)(test_rng64() & 0x8000u) :
+				       (unsigned)test_rng64() & 0xffffu;
 
-			make_hdr(hdrs[i], pkt, rnd64() & 1 ? 0x11111111u :
+			make_hdr(hdrs[i], pkt, test_rng64() & 1 ? 0x11111111u :
 				 IBK_QKEY_GSI);
 		}
 		got = ibk_port_rx_burst(&port, &qp, ptrs, verdicts, n);
@@ -1153,6 +1138,7 @@ static void test_rx_burst(void)
 
 int main(void)
 {
+	test_rng_seed(SEED);
 	tap_diag("seed 0x%016" PRIx64, (uint64_t)SEED);
 	test_seqcount();
 	test_sizing();

@@ -42,6 +42,7 @@ static _Thread_local unsigned long tls_retries;
 #define IBK_SEQCOUNT_RETRY_HOOK() ((void)tls_retries++)
 
 #include "ib_tables.h"
+#include "rng.h"
 #include "tap.h"
 
 #define PK_CAP		64u
@@ -306,26 +307,12 @@ static void *writer(void *arg)
 
 struct reader_stats {
 	int id;
-	uint64_t rng;
+	uint64_t rng;			/* this reader's rng.h state */
 	unsigned long reads;
 	unsigned long torn;
 	unsigned long retries;
 	unsigned long wide;		/* windows spanning > 64 steps */
 };
-
-static uint64_t rnd64(struct reader_stats *st)
-{
-	uint64_t z = (st->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd_below(struct reader_stats *st, uint32_t n)
-{
-	return (uint32_t)(rnd64(st) % n);
-}
 
 static uint32_t count_now(const struct ibk__table *h)
 {
@@ -384,20 +371,21 @@ static bool gid_fresh(const void *t, const void *r)
  * or now and then anything. */
 static unsigned pk_query(struct reader_stats *st, uint32_t g)
 {
-	if (rnd_below(st, 8) == 0)
-		return (unsigned)rnd64(st) & 0xffffu;
-	return pk_entry(g - rnd_below(st, 4), rnd_below(st, PK_CAP)) ^
-	       (unsigned)(rnd64(st) & 0x8000u);
+	if (test_rng_below_r(&st->rng, 8) == 0)
+		return (unsigned)test_rng64_r(&st->rng) & 0xffffu;
+	return pk_entry(g - test_rng_below_r(&st->rng, 4),
+			test_rng_below_r(&st->rng, PK_CAP)) ^
+	       (unsigned)(test_rng64_r(&st->rng) & 0x8000u);
 }
 
 static struct ibk_gid gid_query(struct reader_stats *st, uint32_t g)
 {
-	struct ibk_gid_entry e = gid_entry(g - rnd_below(st, 4),
-					   rnd_below(st, GID_CAP));
+	struct ibk_gid_entry e = gid_entry(g - test_rng_below_r(&st->rng, 4),
+					   test_rng_below_r(&st->rng, GID_CAP));
 
-	if (rnd_below(st, 8) == 0 || ibk_gid_is_zero(&e.gid))
-		e.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX,
-				     (uint64_t)g << 32 | rnd_below(st, 20));
+	if (test_rng_below_r(&st->rng, 8) == 0 || ibk_gid_is_zero(&e.gid))
+		e.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, (uint64_t)g << 32 |
+				     test_rng_below_r(&st->rng, 20));
 	return e.gid;
 }
 
@@ -418,7 +406,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	bool ok = false;
 	size_t acc = 0, k;
 
-	i = rnd_below(st, PK_CAP);
+	i = test_rng_below_r(&st->rng, PK_CAP);
 	switch (op) {
 	case 0:		/* get: window */
 		rc = ibk_pkey_table_get(t, i, &v);
@@ -430,7 +418,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 		rc = ibk_pkey_table_find_exact(t, (ibk_pkey_t)key);
 		break;
 	case 3:		/* QP1 receive check: window */
-		qkey = rnd64(st) & 1 ? IBK_QKEY_GSI : QP_QKEY;
+		qkey = test_rng64_r(&st->rng) & 1 ? IBK_QKEY_GSI : QP_QKEY;
 		memset(hdr[0], 0, sizeof(hdr[0]));
 		ibk_bth_set_pkey(hdr[0], (ibk_pkey_t)key);
 		ibk_deth_set_qkey(hdr[0] + IBK_BTH_LEN, qkey);
@@ -446,7 +434,8 @@ static void pk_op(struct reader_stats *st, unsigned op)
 			ibk_bth_set_pkey(hdr[k], (ibk_pkey_t)pk_query(st,
 					 step_at(lo_count, pk_gen0)));
 			ibk_deth_set_qkey(hdr[k] + IBK_BTH_LEN,
-					  rnd64(st) & 3 ? QP_QKEY : 0);
+					  test_rng64_r(&st->rng) & 3 ?
+					  QP_QKEY : 0);
 			hdrs[k] = hdr[k];
 		}
 		acc = ibk_port_rx_burst(&port, &qp, hdrs, verdicts, BURST);
@@ -557,13 +546,13 @@ static void gid_op(struct reader_stats *st, unsigned op)
 	struct ibk_gid q = gid_query(st, step_at(lo_count, gid_gen0));
 	struct ibk_gid_entry e, want_e, snap[GID_CAP];
 	enum ibk_gid_type ft = IBK_GID_TYPE_IB, want_ft = IBK_GID_TYPE_IB;
-	int type = (int)rnd_below(st, 4) - 1, rc, want;
+	int type = (int)test_rng_below_r(&st->rng, 4) - 1, rc, want;
 	struct ibk_gid_ref ref;
 	uint32_t gen = 0;
 	bool ok = false;
 
 	memset(&e, 0, sizeof(e));
-	i = rnd_below(st, GID_CAP);
+	i = test_rng_below_r(&st->rng, GID_CAP);
 	switch (op) {
 	case 0:		/* get: window */
 		rc = ibk_gid_table_get(t, i, &e);
@@ -661,7 +650,7 @@ static void *reader(void *arg)
 	       MIN_UPDATES ||
 	       atomic_load_explicit(&gid_steps, memory_order_relaxed) <
 	       MIN_UPDATES) {
-		unsigned op = rnd_below(st, 32);
+		unsigned op = test_rng_below_r(&st->rng, 32);
 
 		/* gets and finds most, snapshots and bursts least */
 		if (op < 6)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ib_keys.h"
+#include "rng.h"
 #include "tap.h"
 
 #define NPKT		64
@@ -57,25 +58,13 @@ struct pkt {
 	uint32_t   src_qp;
 };
 
-static uint64_t rng_state = SEED;
-
-/* splitmix64: a fixed seed keeps every run (and every failure) the same. */
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /*
  * A QP number of 2..0xffffff: QP0 and QP1 would make the dissector parse
  * the payload as a MAD.
  */
 static uint32_t random_qp(void)
 {
-	return 2 + (uint32_t)(rng() % (0xffffffu - 1));
+	return 2 + test_rng_below(0xffffffu - 1);
 }
 
 /*
@@ -90,18 +79,18 @@ static ibk_qkey_t qkey_on_wire(ibk_qkey_t wr_qkey, ibk_qkey_t qp_qkey)
 static void choose_random(struct pkt *p)
 {
 	p->opcode = IBK_OPCODE_UD_SEND_ONLY;
-	p->se = rng() & 1;
-	p->mig = rng() & 1;
-	p->padcnt = (uint8_t)(rng() & 3);
-	p->tver = (uint8_t)(rng() & 15);
-	p->pkey = (ibk_pkey_t)rng();
-	p->fecn = rng() & 1;
-	p->becn = rng() & 1;
+	p->se = test_rng64() & 1;
+	p->mig = test_rng64() & 1;
+	p->padcnt = (uint8_t)(test_rng64() & 3);
+	p->tver = (uint8_t)(test_rng64() & 15);
+	p->pkey = (ibk_pkey_t)test_rng64();
+	p->fecn = test_rng64() & 1;
+	p->becn = test_rng64() & 1;
 	p->dest_qp = random_qp();
-	p->ackreq = rng() & 1;
-	p->psn = (uint32_t)rng() & 0xffffff;
-	p->wr_qkey = (ibk_qkey_t)rng();
-	p->qp_qkey = (ibk_qkey_t)rng();
+	p->ackreq = test_rng64() & 1;
+	p->psn = (uint32_t)test_rng64() & 0xffffff;
+	p->wr_qkey = (ibk_qkey_t)test_rng64();
+	p->qp_qkey = (ibk_qkey_t)test_rng64();
 	p->src_qp = random_qp();
 }
 
@@ -114,7 +103,7 @@ static void choose_random(struct pkt *p)
 static void choose_edges(struct pkt *p)
 {
 	p[0].pkey = 0xffff;
-	p[0].wr_qkey = 0x80000000u | (ibk_qkey_t)rng();
+	p[0].wr_qkey = 0x80000000u | (ibk_qkey_t)test_rng64();
 	p[0].qp_qkey = 0x80010000u;
 	p[0].dest_qp = 0xffffff;
 	p[0].src_qp = 2;
@@ -502,6 +491,7 @@ int main(void)
 	char dir[1024], path[1100];
 	int f;
 
+	test_rng_seed(SEED);
 	tap_diag("seed 0x%llx, %u packets", (unsigned long long)SEED, NPKT);
 	for (i = 0; i < NPKT; i++)
 		choose_random(&pkts[i]);
@@ -514,7 +504,7 @@ int main(void)
 		pkts[i].wire_qkey = qkey_on_wire(pkts[i].wr_qkey,
 						 pkts[i].qp_qkey);
 		for (j = 0; j < IB_HDR_LEN; j++)
-			a[j] = b[j] = (uint8_t)rng();
+			a[j] = b[j] = (uint8_t)test_rng64();
 		build_with_library(a, &pkts[i]);
 		build_by_hand(b, &pkts[i]);
 		if (memcmp(a, b, IB_HDR_LEN) != 0 && differ++ < MAX_DIAG) {
