@@ -222,11 +222,17 @@ static inline bool ibk__pkey_pass(struct ibk__pkey_filter f, ibk_pkey_t peer)
 /*
  * True if QPs holding @a and @b may talk (IBA 10.9): equal, non-zero bases
  * and at least one full member. Limited-limited never matches, and an
- * invalid key matches nothing, itself included. Symmetric; branch-free.
+ * invalid key matches nothing, itself included. Symmetric; branch-free:
+ * the three conditions are combined with '&', not '&&'. (Checks of many
+ * keys against one use the precomputed filter above instead.)
  */
 static inline bool ibk_pkey_match(ibk_pkey_t a, ibk_pkey_t b)
 {
-	return ibk__pkey_pass(ibk__pkey_filter(a), b);
+	unsigned same_base = ((a ^ b) & IBK_PKEY_BASE_MASK) == 0;
+	unsigned valid = (a & IBK_PKEY_BASE_MASK) != 0;
+	unsigned one_full = ((unsigned)(a | b) & IBK_PKEY_FULL_MEMBER) >> 15;
+
+	return (same_base & valid & one_full) != 0;
 }
 
 /*
