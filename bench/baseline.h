@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * baseline.h - the code a user writes when not using ibkeys, written the
+ * plain way: branches where the rule reads as a branch, a linear scan where
+ * the table is a list, a pthread_rwlock around a shared cache as the Linux
+ * kernel's RDMA core guards its P_Key and GID caches. None of it includes
+ * ibkeys: each case checks that it gives the library's answers.
+ */
+#ifndef IBK_BENCH_BASELINE_H
+#define IBK_BENCH_BASELINE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t base_load_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t base_load_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* P_Keys: equal non-zero bases, at least one full member. */
+static inline bool base_pkey_match(uint16_t a, uint16_t b)
+{
+	if ((a & 0x7fff) != (b & 0x7fff))
+		return false;
+	if ((a & 0x7fff) == 0)
+		return false;
+	return (a & 0x8000) || (b & 0x8000);
+}
+
+enum base_verdict { BASE_ACCEPT, BASE_DROP_PKEY, BASE_DROP_QKEY };
+
+/* UD receive, packet by packet: hdrs[i] is a BTH followed by its DETH. */
+static inline size_t base_rx_ud(uint16_t qp_pkey, uint32_t qp_qkey,
+				const void *const *hdrs, uint8_t *verdicts,
+				size_t n)
+{
+	size_t accepted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *h = (const uint8_t *)hdrs[i];
+
+		if (!base_pkey_match(base_load_be16(h + 2), qp_pkey)) {
+			verdicts[i] = BASE_DROP_PKEY;
+			continue;
+		}
+		if (base_load_be32(h + 12) != qp_qkey) {
+			verdicts[i] = BASE_DROP_QKEY;
+			continue;
+		}
+		verdicts[i] = BASE_ACCEPT;
+		accepted++;
+	}
+	return accepted;
+}
+
+/*
+ * Find by value the kernel's way: scan for an equal base, return the first
+ * full member at once, else the first limited one; -1 if none.
+ */
+static inline int base_pkey_find(const uint16_t *table, size_t len,
+				 uint16_t pkey)
+{
+	int limited = -1;
+	size_t i;
+
+	if ((pkey & 0x7fff) == 0)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if ((table[i] & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		if (table[i] & 0x8000)
+			return (int)i;
+		if (limited < 0)
+			limited = (int)i;
+	}
+	return limited;
+}
+
+/* Find a GID: compare every 16-byte entry; -1 if none. */
+static inline int base_gid_find(const uint8_t (*table)[16], size_t len,
+				const uint8_t *gid)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!memcmp(table[i], gid, 16))
+			return (int)i;
+	return -1;
+}
+
+/* A P_Key cache shared by threads, guarded by a reader-writer lock. */
+struct base_pkey_cache {
+	pthread_rwlock_t lock;
+	uint16_t *table;
+	size_t len;
+};
+
+/* Index read: rdlock, bounds check, copy out, unlock. */
+static inline int base_cache_get(struct base_pkey_cache *c, size_t index,
+				 uint16_t *pkey)
+{
+	int ret = -1;
+
+	pthread_rwlock_rdlock(&c->lock);
+	if (index < c->len) {
+		*pkey = c->table[index];
+		ret = 0;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
+/* Refill after a change event: wrlock, copy the new table in, unlock. */
+static inline void base_cache_refill(struct base_pkey_cache *c,
+				     const uint16_t *table, size_t len)
+{
+	pthread_rwlock_wrlock(&c->lock);
+	memcpy(c->table, table, len * sizeof(*table));
+	c->len = len;
+	pthread_rwlock_unlock(&c->lock);
+}
+
+#endif

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - what the harness (bench.c) and the process runner (proc.c) share:
+ * the case description, the timing helper and the fixed-seed generator.
+ *
+ * A case times one operation two ways in the same run: through the library
+ * and through the code a user would otherwise write (its baseline). Both run
+ * functions do `iters` iterations of `ops_per_iter` operations each over
+ * inputs that setup() prepared outside the timed region, and return a value
+ * folded from every result so that the compiler cannot drop the loop.
+ */
+#ifndef IBK_BENCH_H
+#define IBK_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef uint64_t (*bench_run_fn)(void *ctx, uint64_t iters);
+
+struct bench_case {
+	const char *name;
+	const char *base_name;		/* short token naming the baseline */
+	const char *inputs;		/* the input mix, in one line */
+	uint64_t param;			/* the case's own: table size... */
+	unsigned ops_per_iter;		/* operations per iteration */
+	unsigned threads;		/* reader threads timed at once */
+	void *(*setup)(const struct bench_case *c);
+	void (*teardown)(void *ctx);
+	bench_run_fn lib;
+	bench_run_fn base;
+	/* 0 when lib and base give the same answers on the case's inputs */
+	int (*check)(void *ctx);
+	/* optional: a line about what ran (writer rate...) after the timing */
+	void (*note)(void *ctx, char *buf, size_t len);
+};
+
+extern const struct bench_case bench_keys_cases[];
+extern const size_t bench_keys_ncases;
+extern const struct bench_case bench_tables_cases[];
+extern const size_t bench_tables_ncases;
+
+/* The case called name, from either list; NULL if there is none. */
+const struct bench_case *bench_case_lookup(const char *name);
+
+/* Every case, in report order: index 0 .. bench_case_count() - 1. */
+size_t bench_case_count(void);
+const struct bench_case *bench_case_at(size_t i);
+
+struct bench_opts {
+	unsigned samples;		/* timed samples per side (odd) */
+	double sample_ns;		/* calibrated length of one sample */
+};
+
+struct bench_stats {
+	double median_ns;		/* per operation */
+	double min_ns;
+	double max_ns;
+};
+
+struct bench_result {
+	struct bench_stats lib;
+	struct bench_stats base;
+	uint64_t lib_iters;		/* iterations in one sample */
+	uint64_t base_iters;
+};
+
+/*
+ * The one timing helper: calibrates each side to opts->sample_ns per sample,
+ * then takes opts->samples samples of each, alternating lib and base so that
+ * drift in the machine's speed hits both alike.
+ */
+void bench_measure(const struct bench_case *c, void *ctx,
+		   const struct bench_opts *opts, struct bench_result *out);
+
+/* Runs fn once for iters iterations and returns the wall time in ns. */
+double bench_time_ns(bench_run_fn fn, void *ctx, uint64_t iters);
+
+/* Folds a run's result into a volatile sink the compiler must keep. */
+void bench_consume(uint64_t v);
+
+/* Monotonic time in ns. */
+uint64_t bench_now_ns(void);
+
+/* splitmix64: a fixed-seed generator, so every run sees the same inputs. */
+struct bench_rng {
+	uint64_t s;
+};
+
+static inline uint64_t bench_rng_next(struct bench_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) for n well below 2^32 (bias < 2^-32). */
+static inline uint32_t bench_rng_below(struct bench_rng *r, uint32_t n)
+{
+	return (uint32_t)(((bench_rng_next(r) >> 32) * n) >> 32);
+}
+
+/* 1 with probability 1 / den. */
+static inline int bench_rng_one_in(struct bench_rng *r, uint32_t den)
+{
+	return bench_rng_below(r, den) == 0;
+}
+
+/* A valid P_Key: base 1..0x7fff at random, membership bit at random. */
+uint16_t bench_random_pkey(struct bench_rng *r);
+
+/*
+ * Zeroed, 64-byte aligned (a cache line, as ib_tables.h's tables want);
+ * exits on failure: the bench has nothing to fall back to. free() it.
+ */
+void *bench_alloc(size_t size);
+
+/* Keeps the compiler from hoisting work across iterations of a timed loop. */
+#define BENCH_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+#endif

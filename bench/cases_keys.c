@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cases_keys.c - the per-packet cases of ib_keys.h: one P_Key match, and
+ * the UD receive check over bursts of 32 packets whose headers are in cache.
+ */
+#include "bench.h"
+#include "baseline.h"
+
+#include <stdlib.h>
+
+#include "ib_keys.h"
+
+/* ------------------------------------------------------------------------
+ * pkey_match: one P_Key pair per operation
+ * ------------------------------------------------------------------------ */
+
+/*
+ * 2^20 pairs (4 MiB, read in order, so the prefetcher streams them): the
+ * branch predictor of this machine learns much of a repeating sequence of
+ * 65536 random outcomes, which makes "random" inputs predictable; at 2^20
+ * it does not, and the library's loop runs as fast as at 65536.
+ */
+#define PAIRS (1u << 20)
+
+struct pairs {
+	ibk_pkey_t a[PAIRS];
+	ibk_pkey_t b[PAIRS];
+};
+
+uint16_t bench_random_pkey(struct bench_rng *r)
+{
+	uint16_t base = (uint16_t)(1 + bench_rng_below(r, 0x7fff));
+
+	return ibk_pkey_make(base, bench_rng_one_in(r, 2));
+}
+
+/*
+ * Mixed pairs: a is valid with a random membership bit; b shares a's base
+ * 3 times in 4 (random membership) and has another base otherwise; each
+ * side is an invalid key (base 0) 1 time in 32. About half the pairs match,
+ * at random, so a branch cannot learn the outcome.
+ */
+static void *pairs_setup_mixed(const struct bench_case *c)
+{
+	struct pairs *p = bench_alloc(sizeof(*p));
+	struct bench_rng r = { 0x1b1b0001 };
+	size_t i;
+
+	(void)c;
+	for (i = 0; i < PAIRS; i++) {
+		p->a[i] = bench_random_pkey(&r);
+		p->b[i] = bench_random_pkey(&r);
+		if (!bench_rng_one_in(&r, 4))
+			p->b[i] = (ibk_pkey_t)((p->b[i] & IBK_PKEY_FULL_MEMBER) |
+					       ibk_pkey_base(p->a[i]));
+		if (bench_rng_one_in(&r, 32))
+			p->a[i] &= IBK_PKEY_FULL_MEMBER;
+		if (bench_rng_one_in(&r, 32))
+			p->b[i] &= IBK_PKEY_FULL_MEMBER;
+	}
+	return p;
+}
+
+/*
+ * Pairs that all match (the steady state of a receive path): same valid
+ * base, at least one full member. A branch predicts every outcome.
+ */
+static void *pairs_setup_all_match(const struct bench_case *c)
+{
+	struct pairs *p = bench_alloc(sizeof(*p));
+	struct bench_rng r = { 0x1b1b0002 };
+	size_t i;
+
+	(void)c;
+	for (i = 0; i < PAIRS; i++) {
+		p->a[i] = bench_random_pkey(&r);
+		p->b[i] = ibk_pkey_make(ibk_pkey_base(p->a[i]),
+					!ibk_pkey_is_full(p->a[i]) ||
+					bench_rng_one_in(&r, 2));
+	}
+	return p;
+}
+
+__attribute__((noinline))
+static uint64_t pkey_match_lib(void *ctx, uint64_t iters)
+{
+	const struct pairs *p = ctx;
+	uint64_t hits = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		size_t k = i & (PAIRS - 1);
+
+		hits += ibk_pkey_match(p->a[k], p->b[k]);
+		BENCH_BARRIER();
+	}
+	return hits;
+}
+
+__attribute__((noinline))
+static uint64_t pkey_match_base(void *ctx, uint64_t iters)
+{
+	const struct pairs *p = ctx;
+	uint64_t hits = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		size_t k = i & (PAIRS - 1);
+
+		hits += base_pkey_match(p->a[k], p->b[k]);
+		BENCH_BARRIER();
+	}
+	return hits;
+}
+
+static int pairs_check(void *ctx)
+{
+	const struct pairs *p = ctx;
+	size_t i;
+
+	for (i = 0; i < PAIRS; i++)
+		if (ibk_pkey_match(p->a[i], p->b[i]) !=
+		    base_pkey_match(p->a[i], p->b[i]))
+			return -1;
+	return 0;
+}
+
+static void pairs_note(void *ctx, char *buf, size_t len)
+{
+	const struct pairs *p = ctx;
+	size_t i, hits = 0;
+
+	for (i = 0; i < PAIRS; i++)
+		hits += ibk_pkey_match(p->a[i], p->b[i]);
+	snprintf(buf, len, "%.1f%% of the %u pairs match",
+		 100.0 * (double)hits / PAIRS, PAIRS);
+}
+
+/* ------------------------------------------------------------------------
+ * rx_ud_burst: UD receive check (P_Key then Q_Key), 32 packets per burst
+ * ------------------------------------------------------------------------ */
+
+/*
+ * 256 packet buffers of 64 bytes (16 KiB, in L1) received in a random
+ * order of 2^20 packets: the header pointers are read in order (8 MiB,
+ * streamed by the prefetcher), and the sequence of verdicts is too long
+ * for the branch predictor to learn (see PAIRS).
+ */
+#define BURST 32
+#define BUFFERS 256
+#define BUFFER_SIZE 64
+#define SEQUENCE (1u << 20)
+#define LRH_LEN 8	/* each BTH sits after an 8-byte LRH */
+
+struct rx {
+	ibk_pkey_t qp_pkey;
+	ibk_qkey_t qp_qkey;
+	unsigned drop_1_in;	/* P_Key and Q_Key drops, each 1 in this */
+	uint8_t *buffers;
+	const void *hdrs[SEQUENCE];
+	uint8_t verdicts[BURST];
+	uint8_t lib_verdicts[SEQUENCE];
+	uint8_t base_verdicts[SEQUENCE];
+};
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, (uint16_t)(v >> 16));
+	put_be16(p + 2, (uint16_t)v);
+}
+
+/*
+ * One UD SEND-only packet's BTH and DETH, written byte by byte (not with
+ * the library, so that the check compares two independent readings).
+ */
+static void rx_write_packet(struct rx *rx, struct bench_rng *r, uint8_t *bth)
+{
+	uint16_t pkey = (uint16_t)(rx->qp_pkey & IBK_PKEY_BASE_MASK);
+	uint32_t qkey = rx->qp_qkey;
+
+	if (bench_rng_one_in(r, 2))
+		pkey |= IBK_PKEY_FULL_MEMBER;
+	if (rx->drop_1_in && bench_rng_one_in(r, rx->drop_1_in))
+		pkey = (uint16_t)(pkey ^ (1 + bench_rng_below(r, 0x7ffe)));
+	else if (rx->drop_1_in && bench_rng_one_in(r, rx->drop_1_in - 1))
+		qkey ^= 1u + bench_rng_below(r, 0xfffffffe);
+	bth[0] = 0x64;				/* UD SEND only */
+	put_be16(bth + 2, pkey);
+	put_be32(bth + 4, 42);			/* dest QP */
+	put_be32(bth + 8, bench_rng_below(r, 1u << 24));
+	put_be32(bth + 12, qkey);		/* DETH Q_Key */
+	put_be32(bth + 16, 0x000107);		/* source QP */
+}
+
+static void *rx_setup(const struct bench_case *c)
+{
+	struct rx *rx = bench_alloc(sizeof(*rx));
+	struct bench_rng r = { 0x1b1b0003 };
+	size_t i;
+
+	rx->qp_pkey = 0x8123;
+	rx->qp_qkey = 0x00000b1b;
+	rx->drop_1_in = (unsigned)c->param;
+	rx->buffers = bench_alloc(BUFFERS * BUFFER_SIZE);
+	for (i = 0; i < BUFFERS; i++)
+		rx_write_packet(rx, &r, rx->buffers + i * BUFFER_SIZE + LRH_LEN);
+	for (i = 0; i < SEQUENCE; i++)
+		rx->hdrs[i] = rx->buffers + bench_rng_below(&r, BUFFERS) *
+			      BUFFER_SIZE + LRH_LEN;
+	return rx;
+}
+
+static void rx_teardown(void *ctx)
+{
+	struct rx *rx = ctx;
+
+	free(rx->buffers);
+	free(rx);
+}
+
+/* One iteration is one burst; bursts walk the packets in turn. */
+static const void *const *rx_burst_at(const struct rx *rx, uint64_t i)
+{
+	return rx->hdrs + (i % (SEQUENCE / BURST)) * BURST;
+}
+
+__attribute__((noinline))
+static uint64_t rx_lib(void *ctx, uint64_t iters)
+{
+	struct rx *rx = ctx;
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += ibk_rx_ud_burst(rx->qp_pkey, rx->qp_qkey,
+					    rx_burst_at(rx, i), rx->verdicts,
+					    BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+__attribute__((noinline))
+static uint64_t rx_base(void *ctx, uint64_t iters)
+{
+	struct rx *rx = ctx;
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += base_rx_ud(rx->qp_pkey, rx->qp_qkey,
+				       rx_burst_at(rx, i), rx->verdicts, BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+static int rx_same_verdict(uint8_t lib, uint8_t base)
+{
+	switch (base) {
+	case BASE_ACCEPT:	return lib == IBK_RX_ACCEPT;
+	case BASE_DROP_PKEY:	return lib == IBK_RX_DROP_PKEY;
+	case BASE_DROP_QKEY:	return lib == IBK_RX_DROP_QKEY;
+	default:		return 0;
+	}
+}
+
+static int rx_check(void *ctx)
+{
+	struct rx *rx = ctx;
+	size_t i, lib_n, base_n;
+
+	lib_n = ibk_rx_ud_burst(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
+				rx->lib_verdicts, SEQUENCE);
+	base_n = base_rx_ud(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
+			    rx->base_verdicts, SEQUENCE);
+	if (lib_n != base_n)
+		return -1;
+	for (i = 0; i < SEQUENCE; i++)
+		if (!rx_same_verdict(rx->lib_verdicts[i], rx->base_verdicts[i]))
+			return -1;
+	return 0;
+}
+
+static void rx_note(void *ctx, char *buf, size_t len)
+{
+	struct rx *rx = ctx;
+	unsigned count[3] = { 0, 0, 0 };
+	size_t i;
+
+	base_rx_ud(rx->qp_pkey, rx->qp_qkey, rx->hdrs, rx->base_verdicts,
+		   SEQUENCE);
+	for (i = 0; i < SEQUENCE; i++)
+		count[rx->base_verdicts[i]]++;
+	snprintf(buf, len,
+		 "%u packets: %u accept, %u P_Key drop, %u Q_Key drop",
+		 SEQUENCE, count[BASE_ACCEPT], count[BASE_DROP_PKEY],
+		 count[BASE_DROP_QKEY]);
+}
+
+const struct bench_case bench_keys_cases[] = {
+	{
+		.name = "pkey_match", .base_name = "branchy",
+		.inputs = "2^20 random pairs, ~half match at random "
+			  "(same base 3/4, invalid key 1/32 per side)",
+		.ops_per_iter = 1,
+		.setup = pairs_setup_mixed, .teardown = free,
+		.lib = pkey_match_lib, .base = pkey_match_base,
+		.check = pairs_check, .note = pairs_note,
+	},
+	{
+		.name = "pkey_match_all_match", .base_name = "branchy",
+		.inputs = "2^20 random pairs that all match "
+			  "(predictable branches)",
+		.ops_per_iter = 1,
+		.setup = pairs_setup_all_match, .teardown = free,
+		.lib = pkey_match_lib, .base = pkey_match_base,
+		.check = pairs_check, .note = pairs_note,
+	},
+	{
+		.name = "rx_ud_burst", .base_name = "per_packet_branchy",
+		.inputs = "bursts of 32 from 256 UD packets in L1, in a random "
+			  "order of 2^20; P_Key drop 1/16, Q_Key drop 1/16",
+		.param = 16, .ops_per_iter = BURST,
+		.setup = rx_setup, .teardown = rx_teardown,
+		.lib = rx_lib, .base = rx_base,
+		.check = rx_check, .note = rx_note,
+	},
+	{
+		.name = "rx_ud_burst_all_accept",
+		.base_name = "per_packet_branchy",
+		.inputs = "bursts of 32 from 256 UD packets in L1, in a random "
+			  "order of 2^20; all accepted (predictable branches)",
+		.param = 0, .ops_per_iter = BURST,
+		.setup = rx_setup, .teardown = rx_teardown,
+		.lib = rx_lib, .base = rx_base,
+		.check = rx_check, .note = rx_note,
+	},
+};
+
+const size_t bench_keys_ncases =
+	sizeof(bench_keys_cases) / sizeof(bench_keys_cases[0]);

@@ -1,0 +1,772 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cases_tables.c - the cases of ib_tables.h: find by value in P_Key and GID
+ * tables of several sizes, index reads under a concurrent writer by one and
+ * two reader threads, and the freshness check of a cached reference.
+ */
+#include "bench.h"
+#include "baseline.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ib_tables.h"
+
+/* ------------------------------------------------------------------------
+ * P_Key tables: the library's and the plain array a baseline scans
+ * ------------------------------------------------------------------------ */
+
+struct pkey_tables {
+	struct ibk_pkey_table t;	/* first: 64-byte aligned */
+	struct ibk_pkey_cell *cells;
+	struct ibk_hash_slot *slots;
+	uint32_t len;
+};
+
+static void pkey_tables_init(struct pkey_tables *p, uint32_t len)
+{
+	p->len = len;
+	p->cells = bench_alloc(len * sizeof(*p->cells));
+	p->slots = bench_alloc(IBK_HASH_SLOTS(len) * sizeof(*p->slots));
+	if (ibk_pkey_table_init(&p->t, p->cells, len, p->slots,
+				IBK_HASH_SLOTS(len)) ||
+	    ibk_pkey_table_set_state(&p->t, IBK_PORT_ACTIVE)) {
+		fprintf(stderr, "bench: cannot set up a P_Key table of %u\n",
+			len);
+		exit(2);
+	}
+}
+
+static void pkey_tables_fill(struct pkey_tables *p, const ibk_pkey_t *keys)
+{
+	if (ibk_pkey_table_refill(&p->t, keys, p->len)) {
+		fprintf(stderr, "bench: P_Key refill failed\n");
+		exit(2);
+	}
+}
+
+static void pkey_tables_free(struct pkey_tables *p)
+{
+	free(p->cells);
+	free(p->slots);
+}
+
+static void random_pkeys(struct bench_rng *r, ibk_pkey_t *keys, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = bench_random_pkey(r);
+}
+
+/* ------------------------------------------------------------------------
+ * pkey_find_N: find by value in a full table of N random keys
+ * ------------------------------------------------------------------------ */
+
+#define PKEY_LOOKUPS 65536	/* 128 KiB of keys, read in order */
+#define CHECKED_LOOKUPS 1024	/* lib == base checked on these */
+
+/* A find's index from the library and the baseline agree: the same index,
+ * or IBK_ENOENT where the baseline found nothing. */
+static bool same_answer(int lib, int base)
+{
+	return lib == base || (lib == IBK_ENOENT && base < 0);
+}
+
+struct pkey_find {
+	struct pkey_tables p;
+	ibk_pkey_t *values;		/* what the baseline scans */
+	ibk_pkey_t keys[PKEY_LOOKUPS];
+};
+
+/*
+ * A base not in the table, or 0 if every base is there. (The table holds
+ * at most 65536 keys of 32767 bases: some are always missing at 4096
+ * entries and below, about 1 in 7 at 65536.)
+ */
+static uint16_t absent_base(struct bench_rng *r, const uint8_t *present)
+{
+	unsigned tries;
+
+	for (tries = 0; tries < 1000000; tries++) {
+		uint16_t base = (uint16_t)(1 + bench_rng_below(r, 0x7fff));
+
+		if (!present[base])
+			return base;
+	}
+	return 0;
+}
+
+/*
+ * Lookups: 7 in 8 take the base of a random entry (with a random
+ * membership bit, which find ignores), 1 in 8 a base the table lacks.
+ */
+static void *pkey_find_setup(const struct bench_case *c)
+{
+	struct pkey_find *f = bench_alloc(sizeof(*f));
+	struct bench_rng r = { 0x1b1b0010 + c->param };
+	uint8_t *present = bench_alloc(0x8000);
+	uint32_t len = (uint32_t)c->param;
+	size_t i;
+
+	pkey_tables_init(&f->p, len);
+	f->values = bench_alloc(len * sizeof(*f->values));
+	random_pkeys(&r, f->values, len);
+	pkey_tables_fill(&f->p, f->values);
+	for (i = 0; i < len; i++)
+		present[ibk_pkey_base(f->values[i])] = 1;
+	for (i = 0; i < PKEY_LOOKUPS; i++) {
+		uint16_t base = ibk_pkey_base(f->values[bench_rng_below(&r, len)]);
+
+		if (bench_rng_one_in(&r, 8))
+			base = absent_base(&r, present);
+		f->keys[i] = ibk_pkey_make(base, bench_rng_one_in(&r, 2));
+	}
+	free(present);
+	return f;
+}
+
+static void pkey_find_teardown(void *ctx)
+{
+	struct pkey_find *f = ctx;
+
+	pkey_tables_free(&f->p);
+	free(f->values);
+	free(f);
+}
+
+__attribute__((noinline))
+static uint64_t pkey_find_lib(void *ctx, uint64_t iters)
+{
+	const struct pkey_find *f = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		sum += (uint64_t)ibk_pkey_table_find(&f->p.t,
+				f->keys[i % PKEY_LOOKUPS], NULL);
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+__attribute__((noinline))
+static uint64_t pkey_find_base(void *ctx, uint64_t iters)
+{
+	const struct pkey_find *f = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		sum += (uint64_t)base_pkey_find(f->values, f->p.len,
+						f->keys[i % PKEY_LOOKUPS]);
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+static int pkey_find_check(void *ctx)
+{
+	const struct pkey_find *f = ctx;
+	size_t i;
+
+	for (i = 0; i < CHECKED_LOOKUPS; i++) {
+		int lib = ibk_pkey_table_find(&f->p.t, f->keys[i], NULL);
+		int base = base_pkey_find(f->values, f->p.len, f->keys[i]);
+
+		if (!same_answer(lib, base))
+			return -1;
+	}
+	return 0;
+}
+
+static void pkey_find_note(void *ctx, char *buf, size_t len)
+{
+	const struct pkey_find *f = ctx;
+	size_t i, hits = 0;
+
+	for (i = 0; i < PKEY_LOOKUPS; i++)
+		hits += ibk_pkey_table_find(&f->p.t, f->keys[i], NULL) >= 0;
+	snprintf(buf, len, "%.1f%% of %d lookups hit",
+		 100.0 * (double)hits / PKEY_LOOKUPS, PKEY_LOOKUPS);
+}
+
+/* ------------------------------------------------------------------------
+ * gid_find_N: find by GID in a full table of N distinct GIDs
+ * ------------------------------------------------------------------------ */
+
+#define GID_LOOKUPS 16384	/* 256 KiB of GIDs, read in order */
+
+struct gid_find {
+	struct ibk_gid_table t;		/* first: 64-byte aligned */
+	struct ibk_gid_cell *cells;
+	struct ibk_hash_slot *slots;
+	uint32_t len;
+	uint8_t (*raw)[16];		/* what the baseline scans */
+	struct ibk_gid keys[GID_LOOKUPS];
+};
+
+/*
+ * GIDs of the three kinds a RoCE or IB port lists, at random: link-local
+ * fe80::/64 with a random interface id, IPv4-mapped ::ffff:a.b.c.d, and a
+ * global address in a random 2001:db8:0:x::/64 with a random interface id.
+ */
+static struct ibk_gid random_gid(struct bench_rng *r)
+{
+	switch (bench_rng_below(r, 3)) {
+	case 0:
+		return ibk_gid_make(IBK_GID_DEFAULT_PREFIX, bench_rng_next(r));
+	case 1:
+		return ibk_gid_from_ipv4((uint32_t)bench_rng_next(r));
+	default:
+		return ibk_gid_make(0x20010db800000000ull | (uint16_t)
+				    bench_rng_next(r), bench_rng_next(r));
+	}
+}
+
+static void gid_find_tables(struct gid_find *g, struct bench_rng *r)
+{
+	struct ibk_gid_entry *e = bench_alloc(g->len * sizeof(*e));
+	uint32_t i;
+
+	for (i = 0; i < g->len; i++) {
+		e[i].gid = random_gid(r);
+		e[i].type = IBK_GID_TYPE_IB;
+		memcpy(g->raw[i], e[i].gid.raw, 16);
+	}
+	if (ibk_gid_table_init(&g->t, g->cells, g->len, g->slots,
+			       IBK_HASH_SLOTS(g->len)) ||
+	    ibk_gid_table_refill(&g->t, e, g->len) ||
+	    ibk_gid_table_set_state(&g->t, IBK_PORT_ACTIVE)) {
+		fprintf(stderr, "bench: cannot set up a GID table of %u\n",
+			g->len);
+		exit(2);
+	}
+	free(e);
+}
+
+/* Lookups: 7 in 8 a random entry's GID, 1 in 8 a fresh random GID. */
+static void *gid_find_setup(const struct bench_case *c)
+{
+	struct gid_find *g = bench_alloc(sizeof(*g));
+	struct bench_rng r = { 0x1b1b0020 + c->param };
+	size_t i;
+
+	g->len = (uint32_t)c->param;
+	g->cells = bench_alloc(g->len * sizeof(*g->cells));
+	g->slots = bench_alloc(IBK_HASH_SLOTS(g->len) * sizeof(*g->slots));
+	g->raw = bench_alloc(g->len * sizeof(*g->raw));
+	gid_find_tables(g, &r);
+	for (i = 0; i < GID_LOOKUPS; i++) {
+		if (bench_rng_one_in(&r, 8))
+			g->keys[i] = random_gid(&r);
+		else
+			memcpy(g->keys[i].raw,
+			       g->raw[bench_rng_below(&r, g->len)], 16);
+	}
+	return g;
+}
+
+static void gid_find_teardown(void *ctx)
+{
+	struct gid_find *g = ctx;
+
+	free(g->cells);
+	free(g->slots);
+	free(g->raw);
+	free(g);
+}
+
+__attribute__((noinline))
+static uint64_t gid_find_lib(void *ctx, uint64_t iters)
+{
+	const struct gid_find *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		sum += (uint64_t)ibk_gid_table_find(&g->t,
+				&g->keys[i % GID_LOOKUPS], IBK_GID_TYPE_ANY,
+				NULL);
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+__attribute__((noinline))
+static uint64_t gid_find_base(void *ctx, uint64_t iters)
+{
+	const struct gid_find *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		sum += (uint64_t)base_gid_find((const uint8_t (*)[16])g->raw,
+				g->len, g->keys[i % GID_LOOKUPS].raw);
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+static int gid_find_check(void *ctx)
+{
+	const struct gid_find *g = ctx;
+	size_t i;
+
+	for (i = 0; i < CHECKED_LOOKUPS; i++) {
+		int lib = ibk_gid_table_find(&g->t, &g->keys[i],
+					     IBK_GID_TYPE_ANY, NULL);
+		int base = base_gid_find((const uint8_t (*)[16])g->raw,
+					 g->len, g->keys[i].raw);
+
+		if (!same_answer(lib, base))
+			return -1;
+	}
+	return 0;
+}
+
+static void gid_find_note(void *ctx, char *buf, size_t len)
+{
+	const struct gid_find *g = ctx;
+	size_t i, hits = 0;
+
+	for (i = 0; i < GID_LOOKUPS; i++)
+		hits += ibk_gid_table_find(&g->t, &g->keys[i],
+					   IBK_GID_TYPE_ANY, NULL) >= 0;
+	snprintf(buf, len, "%.1f%% of %d lookups hit",
+		 100.0 * (double)hits / GID_LOOKUPS, GID_LOOKUPS);
+}
+
+/* ------------------------------------------------------------------------
+ * cached_read_Nt: index reads by N threads while a writer refills
+ * ------------------------------------------------------------------------ */
+
+#define CACHED_LEN 128		/* a typical HCA P_Key table */
+#define CACHED_INDEXES 4096	/* random indexes each reader walks */
+#define MAX_READERS 2
+#define WRITER_PERIOD_NS 1000000	/* one refill a millisecond */
+
+struct cached;
+typedef uint64_t (*cached_read_fn)(struct cached *c, unsigned thread,
+				   uint64_t iters);
+
+/* One writer: refills its table every millisecond, alternating contents. */
+struct cached_writer {
+	pthread_t thread;
+	struct cached *c;
+	void (*refill)(struct cached *c, const ibk_pkey_t *keys);
+	uint64_t start_ns;
+	atomic_uint_fast64_t refills;
+};
+
+struct cached {
+	struct pkey_tables p;		/* first: 64-byte aligned */
+	_Alignas(64) struct base_pkey_cache cache;	/* own cache line */
+	ibk_pkey_t contents[2][CACHED_LEN];
+	uint32_t index[CACHED_INDEXES];
+	unsigned readers;
+	pthread_t helpers[MAX_READERS - 1];
+	pthread_barrier_t start, done;
+	cached_read_fn read;		/* what the readers run next */
+	uint64_t iters;
+	uint64_t helper_sum[MAX_READERS];
+	struct cached_writer lib_writer, base_writer;
+	atomic_bool stop;
+};
+
+static void cached_refill_lib(struct cached *c, const ibk_pkey_t *keys)
+{
+	pkey_tables_fill(&c->p, keys);
+}
+
+static void cached_refill_base(struct cached *c, const ibk_pkey_t *keys)
+{
+	base_cache_refill(&c->cache, keys, CACHED_LEN);
+}
+
+static void *cached_writer_main(void *arg)
+{
+	struct cached_writer *w = arg;
+	struct timespec next;
+	uint64_t n;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load(&w->c->stop)) {
+		n = atomic_load_explicit(&w->refills, memory_order_relaxed);
+		w->refill(w->c, w->c->contents[n & 1]);
+		atomic_store_explicit(&w->refills, n + 1,
+				      memory_order_relaxed);
+		next.tv_nsec += WRITER_PERIOD_NS;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+				       NULL) == EINTR)
+			;
+	}
+	return NULL;
+}
+
+/* Reader loops: each thread starts at its own place in the indexes. */
+static uint32_t cached_index(const struct cached *c, unsigned thread,
+			     uint64_t i)
+{
+	return c->index[(i + thread * (CACHED_INDEXES / MAX_READERS)) %
+			CACHED_INDEXES];
+}
+
+static uint64_t cached_read_lib(struct cached *c, unsigned thread,
+				uint64_t iters)
+{
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ibk_pkey_t pkey = 0;
+
+		sum += (uint64_t)ibk_pkey_table_get(&c->p.t,
+				cached_index(c, thread, i), &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+static uint64_t cached_read_base(struct cached *c, unsigned thread,
+				 uint64_t iters)
+{
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		uint16_t pkey = 0;
+
+		sum += (uint64_t)base_cache_get(&c->cache,
+				cached_index(c, thread, i), &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+struct cached_helper {
+	struct cached *c;
+	unsigned thread;
+};
+
+/* Reader threads past the first (which is the timing thread itself). */
+static void *cached_helper_main(void *arg)
+{
+	struct cached_helper *h = arg;
+	struct cached *c = h->c;
+	unsigned thread = h->thread;
+
+	free(h);
+	for (;;) {
+		pthread_barrier_wait(&c->start);
+		if (atomic_load(&c->stop))
+			return NULL;
+		c->helper_sum[thread] = c->read(c, thread, c->iters);
+		pthread_barrier_wait(&c->done);
+	}
+}
+
+/* All readers do iters reads at once; returns when the last is done. */
+static uint64_t cached_run(struct cached *c, cached_read_fn read,
+			   uint64_t iters)
+{
+	uint64_t sum;
+	unsigned i;
+
+	c->read = read;
+	c->iters = iters;
+	pthread_barrier_wait(&c->start);
+	sum = read(c, 0, iters);
+	pthread_barrier_wait(&c->done);
+	for (i = 1; i < c->readers; i++)
+		sum += c->helper_sum[i];
+	return sum;
+}
+
+__attribute__((noinline))
+static uint64_t cached_lib(void *ctx, uint64_t iters)
+{
+	return cached_run(ctx, cached_read_lib, iters);
+}
+
+__attribute__((noinline))
+static uint64_t cached_base(void *ctx, uint64_t iters)
+{
+	return cached_run(ctx, cached_read_base, iters);
+}
+
+static void cached_start_writer(struct cached *c, struct cached_writer *w,
+				void (*refill)(struct cached *,
+					       const ibk_pkey_t *))
+{
+	w->c = c;
+	w->refill = refill;
+	w->start_ns = bench_now_ns();
+	if (pthread_create(&w->thread, NULL, cached_writer_main, w)) {
+		fprintf(stderr, "bench: cannot start a writer thread\n");
+		exit(2);
+	}
+}
+
+static void cached_start_helpers(struct cached *c)
+{
+	unsigned i;
+
+	for (i = 1; i < c->readers; i++) {
+		struct cached_helper *h = bench_alloc(sizeof(*h));
+
+		h->c = c;
+		h->thread = i;
+		if (pthread_create(&c->helpers[i - 1], NULL,
+				   cached_helper_main, h)) {
+			fprintf(stderr, "bench: cannot start a reader\n");
+			exit(2);
+		}
+	}
+}
+
+/*
+ * The lock-free table, and the rwlock cache (writer-preferring, as the
+ * kernel's rwlock lets a waiting writer in ahead of new readers; glibc's
+ * default would let readers starve the writer and skip the refills).
+ */
+static void *cached_setup(const struct bench_case *c)
+{
+	struct cached *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0030 };
+	pthread_rwlockattr_t attr;
+	size_t i;
+
+	k->readers = c->threads;
+	random_pkeys(&r, k->contents[0], CACHED_LEN);
+	random_pkeys(&r, k->contents[1], CACHED_LEN);
+	for (i = 0; i < CACHED_INDEXES; i++)
+		k->index[i] = bench_rng_below(&r, CACHED_LEN);
+	pkey_tables_init(&k->p, CACHED_LEN);
+	pkey_tables_fill(&k->p, k->contents[0]);
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&k->cache.lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	k->cache.table = bench_alloc(CACHED_LEN * sizeof(uint16_t));
+	base_cache_refill(&k->cache, k->contents[0], CACHED_LEN);
+	pthread_barrier_init(&k->start, NULL, k->readers);
+	pthread_barrier_init(&k->done, NULL, k->readers);
+	cached_start_helpers(k);
+	cached_start_writer(k, &k->lib_writer, cached_refill_lib);
+	cached_start_writer(k, &k->base_writer, cached_refill_base);
+	return k;
+}
+
+static void cached_teardown(void *ctx)
+{
+	struct cached *c = ctx;
+	unsigned i;
+
+	atomic_store(&c->stop, true);
+	pthread_barrier_wait(&c->start);
+	for (i = 1; i < c->readers; i++)
+		pthread_join(c->helpers[i - 1], NULL);
+	pthread_join(c->lib_writer.thread, NULL);
+	pthread_join(c->base_writer.thread, NULL);
+	pthread_barrier_destroy(&c->start);
+	pthread_barrier_destroy(&c->done);
+	pthread_rwlock_destroy(&c->cache.lock);
+	pkey_tables_free(&c->p);
+	free(c->cache.table);
+	free(c);
+}
+
+/* Every read, by either side, returns an entry of one of the two tables. */
+static int cached_check(void *ctx)
+{
+	struct cached *c = ctx;
+	uint32_t i;
+
+	for (i = 0; i < CACHED_LEN; i++) {
+		ibk_pkey_t lib = 0;
+		uint16_t base = 0;
+
+		if (ibk_pkey_table_get(&c->p.t, i, &lib) ||
+		    base_cache_get(&c->cache, i, &base))
+			return -1;
+		if ((lib != c->contents[0][i] && lib != c->contents[1][i]) ||
+		    (base != c->contents[0][i] && base != c->contents[1][i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Refills a second since the writer started. */
+static double writer_rate(const struct cached_writer *w)
+{
+	return 1e9 * (double)atomic_load(&w->refills) /
+	       (double)(bench_now_ns() - w->start_ns);
+}
+
+static void cached_note(void *ctx, char *buf, size_t len)
+{
+	struct cached *c = ctx;
+
+	snprintf(buf, len, "writers refilled %.0f/s (lib table) and %.0f/s "
+		 "(rwlock cache) over the case", writer_rate(&c->lib_writer),
+		 writer_rate(&c->base_writer));
+}
+
+/* ------------------------------------------------------------------------
+ * ref_check: is a cached {index, value, generation} still current?
+ * ------------------------------------------------------------------------ */
+
+#define REFS 64
+
+struct ref_check {
+	struct pkey_tables p;		/* first: 64-byte aligned */
+	struct base_pkey_cache cache;
+	struct ibk_pkey_ref refs[REFS];
+};
+
+static void *ref_check_setup(const struct bench_case *c)
+{
+	struct ref_check *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0040 };
+	ibk_pkey_t keys[CACHED_LEN];
+	size_t i;
+
+	(void)c;
+	random_pkeys(&r, keys, CACHED_LEN);
+	pkey_tables_init(&k->p, CACHED_LEN);
+	pkey_tables_fill(&k->p, keys);
+	pthread_rwlock_init(&k->cache.lock, NULL);
+	k->cache.table = bench_alloc(sizeof(keys));
+	base_cache_refill(&k->cache, keys, CACHED_LEN);
+	for (i = 0; i < REFS; i++)
+		if (ibk_pkey_table_ref_get(&k->p.t,
+				bench_rng_below(&r, CACHED_LEN), &k->refs[i])) {
+			fprintf(stderr, "bench: cannot take a reference\n");
+			exit(2);
+		}
+	return k;
+}
+
+static void ref_check_teardown(void *ctx)
+{
+	struct ref_check *k = ctx;
+
+	pthread_rwlock_destroy(&k->cache.lock);
+	pkey_tables_free(&k->p);
+	free(k->cache.table);
+	free(k);
+}
+
+__attribute__((noinline))
+static uint64_t ref_check_lib(void *ctx, uint64_t iters)
+{
+	const struct ref_check *k = ctx;
+	uint64_t fresh = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		fresh += ibk_pkey_table_ref_fresh(&k->p.t, &k->refs[i % REFS]);
+		BENCH_BARRIER();
+	}
+	return fresh;
+}
+
+/* The value at the reference's index, re-read under the lock, unchanged? */
+static int ref_reread(struct ref_check *k, const struct ibk_pkey_ref *ref)
+{
+	uint16_t pkey;
+
+	return !base_cache_get(&k->cache, ref->index, &pkey) &&
+	       pkey == ref->pkey;
+}
+
+__attribute__((noinline))
+static uint64_t ref_check_base(void *ctx, uint64_t iters)
+{
+	struct ref_check *k = ctx;
+	uint64_t fresh = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		fresh += (uint64_t)ref_reread(k, &k->refs[i % REFS]);
+		BENCH_BARRIER();
+	}
+	return fresh;
+}
+
+static int ref_check_check(void *ctx)
+{
+	struct ref_check *k = ctx;
+	size_t i;
+
+	for (i = 0; i < REFS; i++)
+		if (!ibk_pkey_table_ref_fresh(&k->p.t, &k->refs[i]) ||
+		    !ref_reread(k, &k->refs[i]))
+			return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The cases
+ * ------------------------------------------------------------------------ */
+
+#define PKEY_FIND(n) {							\
+	.name = "pkey_find_" #n, .base_name = "linear_scan",		\
+	.inputs = "full table of " #n " random valid keys; 7/8 of "	\
+		  "lookups hit, 1/8 miss",				\
+	.param = n, .ops_per_iter = 1,					\
+	.setup = pkey_find_setup, .teardown = pkey_find_teardown,	\
+	.lib = pkey_find_lib, .base = pkey_find_base,			\
+	.check = pkey_find_check, .note = pkey_find_note,		\
+}
+
+#define GID_FIND(n) {							\
+	.name = "gid_find_" #n, .base_name = "linear_memcmp",		\
+	.inputs = "full table of " #n " random GIDs (link-local, "	\
+		  "v4-mapped, global); 7/8 of lookups hit, 1/8 miss",	\
+	.param = n, .ops_per_iter = 1,					\
+	.setup = gid_find_setup, .teardown = gid_find_teardown,		\
+	.lib = gid_find_lib, .base = gid_find_base,			\
+	.check = gid_find_check, .note = gid_find_note,			\
+}
+
+#define CACHED_READ(t) {						\
+	.name = "cached_read_" #t "t", .base_name = "pthread_rwlock",	\
+	.inputs = #t " reader thread(s) get by index from a 128-entry "	\
+		  "table; a writer refills it every 1 ms",		\
+	.threads = t, .ops_per_iter = 1,				\
+	.setup = cached_setup, .teardown = cached_teardown,		\
+	.lib = cached_lib, .base = cached_base,				\
+	.check = cached_check, .note = cached_note,			\
+}
+
+const struct bench_case bench_tables_cases[] = {
+	PKEY_FIND(128),
+	PKEY_FIND(4096),
+	PKEY_FIND(65536),
+	GID_FIND(16),
+	GID_FIND(256),
+	GID_FIND(1024),
+	CACHED_READ(1),
+	CACHED_READ(2),
+	{
+		.name = "ref_check", .base_name = "rwlock_reread",
+		.inputs = "64 references into a 128-entry table, one thread, "
+			  "no writer",
+		.ops_per_iter = 1,
+		.setup = ref_check_setup, .teardown = ref_check_teardown,
+		.lib = ref_check_lib, .base = ref_check_base,
+		.check = ref_check_check,
+	},
+};
+
+const size_t bench_tables_ncases =
+	sizeof(bench_tables_cases) / sizeof(bench_tables_cases[0]);
