@@ -112,6 +112,33 @@ static inline int bench_rng_one_in(struct bench_rng *r, uint32_t den)
 uint16_t bench_random_pkey(struct bench_rng *r);
 
 /*
+ * The UD packets of the receive cases (rx_ud_burst, port_rx_burst): 256
+ * SEND-only packets of 64 bytes in L1, each a BTH (after an 8-byte LRH)
+ * and its DETH, received in a random order of 2^20 in bursts of 32.
+ */
+#define BENCH_RX_BURST 32
+#define BENCH_RX_BUFFERS 256
+#define BENCH_RX_BUFFER_SIZE 64
+#define BENCH_RX_SEQUENCE (1u << 20)
+
+/*
+ * Writes the packets into buffers (BENCH_RX_BUFFERS * BENCH_RX_BUFFER_SIZE
+ * bytes) for a QP of P_Key qp_pkey (a full member) and Q_Key qp_qkey, the
+ * P_Key random in membership, a P_Key drop 1 in drop_1_in and a Q_Key drop
+ * 1 in drop_1_in (none for 0); then fills hdrs (BENCH_RX_SEQUENCE) with
+ * pointers to their BTHs in a random order.
+ */
+void bench_rx_packets(struct bench_rng *r, uint16_t qp_pkey,
+		      uint32_t qp_qkey, unsigned drop_1_in, uint8_t *buffers,
+		      const void **hdrs);
+
+/* The note of the receive cases: how the BENCH_RX_SEQUENCE packets fare
+ * (verdicts: BENCH_RX_SEQUENCE bytes of scratch). */
+void bench_rx_note(uint16_t qp_pkey, uint32_t qp_qkey,
+		   const void *const *hdrs, uint8_t *verdicts, char *buf,
+		   size_t len);
+
+/*
  * Zeroed, 64-byte aligned (a cache line, as ib_tables.h's tables want);
  * exits on failure: the bench has nothing to fall back to. free() it.
  */

@@ -146,16 +146,15 @@ static void pairs_note(void *ctx, char *buf, size_t len)
  * streamed by the prefetcher), and the sequence of verdicts is too long
  * for the branch predictor to learn (see PAIRS).
  */
-#define BURST 32
-#define BUFFERS 256
-#define BUFFER_SIZE 64
-#define SEQUENCE (1u << 20)
+#define BURST BENCH_RX_BURST
+#define BUFFERS BENCH_RX_BUFFERS
+#define BUFFER_SIZE BENCH_RX_BUFFER_SIZE
+#define SEQUENCE BENCH_RX_SEQUENCE
 #define LRH_LEN 8	/* each BTH sits after an 8-byte LRH */
 
 struct rx {
 	ibk_pkey_t qp_pkey;
 	ibk_qkey_t qp_qkey;
-	unsigned drop_1_in;	/* P_Key and Q_Key drops, each 1 in this */
 	uint8_t *buffers;
 	const void *hdrs[SEQUENCE];
 	uint8_t verdicts[BURST];
@@ -179,16 +178,18 @@ static void put_be32(uint8_t *p, uint32_t v)
  * One UD SEND-only packet's BTH and DETH, written byte by byte (not with
  * the library, so that the check compares two independent readings).
  */
-static void rx_write_packet(struct rx *rx, struct bench_rng *r, uint8_t *bth)
+static void rx_write_packet(struct bench_rng *r, uint16_t qp_pkey,
+			    uint32_t qp_qkey, unsigned drop_1_in,
+			    uint8_t *bth)
 {
-	uint16_t pkey = (uint16_t)(rx->qp_pkey & IBK_PKEY_BASE_MASK);
-	uint32_t qkey = rx->qp_qkey;
+	uint16_t pkey = (uint16_t)(qp_pkey & IBK_PKEY_BASE_MASK);
+	uint32_t qkey = qp_qkey;
 
 	if (bench_rng_one_in(r, 2))
 		pkey |= IBK_PKEY_FULL_MEMBER;
-	if (rx->drop_1_in && bench_rng_one_in(r, rx->drop_1_in))
+	if (drop_1_in && bench_rng_one_in(r, drop_1_in))
 		pkey = (uint16_t)(pkey ^ (1 + bench_rng_below(r, 0x7ffe)));
-	else if (rx->drop_1_in && bench_rng_one_in(r, rx->drop_1_in - 1))
+	else if (drop_1_in && bench_rng_one_in(r, drop_1_in - 1))
 		qkey ^= 1u + bench_rng_below(r, 0xfffffffe);
 	bth[0] = 0x64;				/* UD SEND only */
 	put_be16(bth + 2, pkey);
@@ -198,21 +199,30 @@ static void rx_write_packet(struct rx *rx, struct bench_rng *r, uint8_t *bth)
 	put_be32(bth + 16, 0x000107);		/* source QP */
 }
 
+void bench_rx_packets(struct bench_rng *r, uint16_t qp_pkey,
+		      uint32_t qp_qkey, unsigned drop_1_in, uint8_t *buffers,
+		      const void **hdrs)
+{
+	size_t i;
+
+	for (i = 0; i < BUFFERS; i++)
+		rx_write_packet(r, qp_pkey, qp_qkey, drop_1_in,
+				buffers + i * BUFFER_SIZE + LRH_LEN);
+	for (i = 0; i < SEQUENCE; i++)
+		hdrs[i] = buffers + bench_rng_below(r, BUFFERS) * BUFFER_SIZE +
+			  LRH_LEN;
+}
+
 static void *rx_setup(const struct bench_case *c)
 {
 	struct rx *rx = bench_alloc(sizeof(*rx));
 	struct bench_rng r = { 0x1b1b0003 };
-	size_t i;
 
 	rx->qp_pkey = 0x8123;
 	rx->qp_qkey = 0x00000b1b;
-	rx->drop_1_in = (unsigned)c->param;
 	rx->buffers = bench_alloc(BUFFERS * BUFFER_SIZE);
-	for (i = 0; i < BUFFERS; i++)
-		rx_write_packet(rx, &r, rx->buffers + i * BUFFER_SIZE + LRH_LEN);
-	for (i = 0; i < SEQUENCE; i++)
-		rx->hdrs[i] = rx->buffers + bench_rng_below(&r, BUFFERS) *
-			      BUFFER_SIZE + LRH_LEN;
+	bench_rx_packets(&r, rx->qp_pkey, rx->qp_qkey, (unsigned)c->param,
+			 rx->buffers, rx->hdrs);
 	return rx;
 }
 
@@ -288,20 +298,28 @@ static int rx_check(void *ctx)
 	return 0;
 }
 
-static void rx_note(void *ctx, char *buf, size_t len)
+void bench_rx_note(uint16_t qp_pkey, uint32_t qp_qkey,
+		   const void *const *hdrs, uint8_t *verdicts, char *buf,
+		   size_t len)
 {
-	struct rx *rx = ctx;
 	unsigned count[3] = { 0, 0, 0 };
 	size_t i;
 
-	base_rx_ud(rx->qp_pkey, rx->qp_qkey, rx->hdrs, rx->base_verdicts,
-		   SEQUENCE);
+	base_rx_ud(qp_pkey, qp_qkey, hdrs, verdicts, SEQUENCE);
 	for (i = 0; i < SEQUENCE; i++)
-		count[rx->base_verdicts[i]]++;
+		count[verdicts[i]]++;
 	snprintf(buf, len,
 		 "%u packets: %u accept, %u P_Key drop, %u Q_Key drop",
 		 SEQUENCE, count[BASE_ACCEPT], count[BASE_DROP_PKEY],
 		 count[BASE_DROP_QKEY]);
+}
+
+static void rx_note(void *ctx, char *buf, size_t len)
+{
+	struct rx *rx = ctx;
+
+	bench_rx_note(rx->qp_pkey, rx->qp_qkey, rx->hdrs, rx->base_verdicts,
+		      buf, len);
 }
 
 const struct bench_case bench_keys_cases[] = {

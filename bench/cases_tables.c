@@ -2,7 +2,8 @@
 /*
  * cases_tables.c - the cases of ib_tables.h: find by value in P_Key and GID
  * tables of several sizes, index reads under a concurrent writer by one and
- * two reader threads, and the freshness check of a cached reference.
+ * two reader threads, the freshness check of a cached reference, and a
+ * port's receive path for bursts of UD packets.
  */
 #include "bench.h"
 #include "baseline.h"
@@ -715,6 +716,185 @@ static int ref_check_check(void *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * port_rx_burst: a port's receive path, 32 UD packets per burst
+ * ------------------------------------------------------------------------ */
+
+#define PORT_GIDS 16
+#define PORT_QP_PKEY 0x8123	/* rx_ud_burst's QP keys and packets */
+#define PORT_QP_QKEY 0x00000b1b
+#define PORT_RX_SEED 0x1b1b0003
+
+struct port_rx {
+	struct ibk_port port;		/* first: 64-byte aligned */
+	struct base_pkey_cache cache;
+	struct base_port_counters counters;
+	struct ibk_qp_keys qp;
+	struct ibk_pkey_cell *pkey_cells;
+	struct ibk_hash_slot *pkey_slots;
+	struct ibk_gid_cell *gid_cells;
+	struct ibk_hash_slot *gid_slots;
+	uint8_t *buffers;
+	const void *hdrs[BENCH_RX_SEQUENCE];
+	uint8_t verdicts[BENCH_RX_BURST];
+	uint8_t lib_verdicts[BENCH_RX_SEQUENCE];
+	uint8_t base_verdicts[BENCH_RX_SEQUENCE];
+};
+
+/*
+ * An ACTIVE port whose 128-entry P_Key table holds random keys but the
+ * QP's, full, at a random index; the rwlock cache holds the same table.
+ * The packets are rx_ud_burst's (same seed), so the two cases compare.
+ */
+static void *port_rx_setup(const struct bench_case *c)
+{
+	struct port_rx *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0050 };
+	struct bench_rng packets = { PORT_RX_SEED };
+	ibk_pkey_t keys[CACHED_LEN];
+
+	random_pkeys(&r, keys, CACHED_LEN);
+	k->qp.type = IBK_QPT_UD;
+	k->qp.pkey_index = (uint16_t)bench_rng_below(&r, CACHED_LEN);
+	k->qp.qkey = PORT_QP_QKEY;
+	keys[k->qp.pkey_index] = PORT_QP_PKEY;
+	k->pkey_cells = bench_alloc(CACHED_LEN * sizeof(*k->pkey_cells));
+	k->pkey_slots = bench_alloc(IBK_HASH_SLOTS(CACHED_LEN) *
+				    sizeof(*k->pkey_slots));
+	k->gid_cells = bench_alloc(PORT_GIDS * sizeof(*k->gid_cells));
+	k->gid_slots = bench_alloc(IBK_HASH_SLOTS(PORT_GIDS) *
+				   sizeof(*k->gid_slots));
+	if (ibk_port_init(&k->port, k->pkey_cells, CACHED_LEN, k->pkey_slots,
+			  IBK_HASH_SLOTS(CACHED_LEN), k->gid_cells, PORT_GIDS,
+			  k->gid_slots, IBK_HASH_SLOTS(PORT_GIDS)) ||
+	    ibk_pkey_table_refill(&k->port.pkeys, keys, CACHED_LEN) ||
+	    ibk_port_set_state(&k->port, IBK_PORT_ACTIVE)) {
+		fprintf(stderr, "bench: cannot set up a port\n");
+		exit(2);
+	}
+	pthread_rwlock_init(&k->cache.lock, NULL);
+	k->cache.table = bench_alloc(sizeof(keys));
+	base_cache_refill(&k->cache, keys, CACHED_LEN);
+	k->buffers = bench_alloc(BENCH_RX_BUFFERS * BENCH_RX_BUFFER_SIZE);
+	bench_rx_packets(&packets, PORT_QP_PKEY, PORT_QP_QKEY,
+			 (unsigned)c->param, k->buffers, k->hdrs);
+	return k;
+}
+
+static void port_rx_teardown(void *ctx)
+{
+	struct port_rx *k = ctx;
+
+	pthread_rwlock_destroy(&k->cache.lock);
+	free(k->cache.table);
+	free(k->pkey_cells);
+	free(k->pkey_slots);
+	free(k->gid_cells);
+	free(k->gid_slots);
+	free(k->buffers);
+	free(k);
+}
+
+/* One iteration is one burst; bursts walk the packets in turn. */
+static const void *const *port_rx_burst_at(const struct port_rx *k,
+					   uint64_t i)
+{
+	return k->hdrs + (i % (BENCH_RX_SEQUENCE / BENCH_RX_BURST)) *
+			 BENCH_RX_BURST;
+}
+
+__attribute__((noinline))
+static uint64_t port_rx_lib(void *ctx, uint64_t iters)
+{
+	struct port_rx *k = ctx;
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += ibk_port_rx_burst(&k->port, &k->qp,
+					      port_rx_burst_at(k, i),
+					      k->verdicts, BENCH_RX_BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+__attribute__((noinline))
+static uint64_t port_rx_base(void *ctx, uint64_t iters)
+{
+	struct port_rx *k = ctx;
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += base_port_rx_ud(&k->cache, &k->counters,
+					    k->qp.pkey_index, k->qp.qkey,
+					    port_rx_burst_at(k, i),
+					    k->verdicts, BENCH_RX_BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+static int port_rx_same_verdict(uint8_t lib, uint8_t base)
+{
+	switch (base) {
+	case BASE_ACCEPT:		return lib == IBK_RX_ACCEPT;
+	case BASE_DROP_PKEY:		return lib == IBK_RX_DROP_PKEY;
+	case BASE_DROP_QKEY:		return lib == IBK_RX_DROP_QKEY;
+	case BASE_DROP_PKEY_INDEX:	return lib == IBK_RX_DROP_PKEY_INDEX;
+	default:			return 0;
+	}
+}
+
+/* Burst by burst: the same verdicts, and each side's counters bumped by
+ * the burst's P_Key and Q_Key drops. */
+static int port_rx_check(void *ctx)
+{
+	struct port_rx *k = ctx;
+	size_t b, i;
+
+	for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
+		unsigned drops[3] = { 0, 0, 0 };
+		size_t lib_n, base_n;
+
+		ibk_counter16_reset(&k->port.pkey_violations);
+		ibk_counter16_reset(&k->port.qkey_violations);
+		memset(&k->counters, 0, sizeof(k->counters));
+		lib_n = ibk_port_rx_burst(&k->port, &k->qp, k->hdrs + b,
+					  k->lib_verdicts + b, BENCH_RX_BURST);
+		base_n = base_port_rx_ud(&k->cache, &k->counters,
+					 k->qp.pkey_index, k->qp.qkey,
+					 k->hdrs + b, k->base_verdicts + b,
+					 BENCH_RX_BURST);
+		if (lib_n != base_n)
+			return -1;
+		for (i = b; i < b + BENCH_RX_BURST; i++) {
+			if (!port_rx_same_verdict(k->lib_verdicts[i],
+						  k->base_verdicts[i]))
+				return -1;
+			if (k->base_verdicts[i] < 3)
+				drops[k->base_verdicts[i]]++;
+		}
+		if (ibk_counter16_read(&k->port.pkey_violations) !=
+		    drops[BASE_DROP_PKEY] ||
+		    k->counters.pkey_violations != drops[BASE_DROP_PKEY] ||
+		    ibk_counter16_read(&k->port.qkey_violations) !=
+		    drops[BASE_DROP_QKEY] ||
+		    k->counters.qkey_violations != drops[BASE_DROP_QKEY])
+			return -1;
+	}
+	return 0;
+}
+
+static void port_rx_note(void *ctx, char *buf, size_t len)
+{
+	struct port_rx *k = ctx;
+
+	bench_rx_note(PORT_QP_PKEY, PORT_QP_QKEY, k->hdrs, k->base_verdicts,
+		      buf, len);
+}
+
+/* ------------------------------------------------------------------------
  * The cases
  * ------------------------------------------------------------------------ */
 
@@ -765,6 +945,17 @@ const struct bench_case bench_tables_cases[] = {
 		.setup = ref_check_setup, .teardown = ref_check_teardown,
 		.lib = ref_check_lib, .base = ref_check_base,
 		.check = ref_check_check,
+	},
+	{
+		.name = "port_rx_burst", .base_name = "rwlock_per_packet",
+		.inputs = "bursts of 32 of rx_ud_burst's packets to a UD QP "
+			  "whose P_Key index is in the 128-entry table of an "
+			  "ACTIVE port; P_Key drop 1/16, Q_Key drop 1/16; one "
+			  "thread, no writer",
+		.param = 16, .ops_per_iter = BENCH_RX_BURST,
+		.setup = port_rx_setup, .teardown = port_rx_teardown,
+		.lib = port_rx_lib, .base = port_rx_base,
+		.check = port_rx_check, .note = port_rx_note,
 	},
 };
 
