@@ -132,6 +132,9 @@ void bench_rx_packets(struct bench_rng *r, uint16_t qp_pkey,
 		      uint32_t qp_qkey, unsigned drop_1_in, uint8_t *buffers,
 		      const void **hdrs);
 
+/* 1 if the library's verdict @lib is the baseline's verdict @base. */
+int bench_rx_same_verdict(uint8_t lib, uint8_t base);
+
 /* The note of the receive cases: how the BENCH_RX_SEQUENCE packets fare
  * (verdicts: BENCH_RX_SEQUENCE bytes of scratch). */
 void bench_rx_note(uint16_t qp_pkey, uint32_t qp_qkey,

@@ -271,13 +271,14 @@ static uint64_t rx_base(void *ctx, uint64_t iters)
 	return accepted;
 }
 
-static int rx_same_verdict(uint8_t lib, uint8_t base)
+int bench_rx_same_verdict(uint8_t lib, uint8_t base)
 {
 	switch (base) {
-	case BASE_ACCEPT:	return lib == IBK_RX_ACCEPT;
-	case BASE_DROP_PKEY:	return lib == IBK_RX_DROP_PKEY;
-	case BASE_DROP_QKEY:	return lib == IBK_RX_DROP_QKEY;
-	default:		return 0;
+	case BASE_ACCEPT:		return lib == IBK_RX_ACCEPT;
+	case BASE_DROP_PKEY:		return lib == IBK_RX_DROP_PKEY;
+	case BASE_DROP_QKEY:		return lib == IBK_RX_DROP_QKEY;
+	case BASE_DROP_PKEY_INDEX:	return lib == IBK_RX_DROP_PKEY_INDEX;
+	default:			return 0;
 	}
 }
 
@@ -293,7 +294,7 @@ static int rx_check(void *ctx)
 	if (lib_n != base_n)
 		return -1;
 	for (i = 0; i < SEQUENCE; i++)
-		if (!rx_same_verdict(rx->lib_verdicts[i], rx->base_verdicts[i]))
+		if (!bench_rx_same_verdict(rx->lib_verdicts[i], rx->base_verdicts[i]))
 			return -1;
 	return 0;
 }

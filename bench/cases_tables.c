@@ -835,17 +835,6 @@ static uint64_t port_rx_base(void *ctx, uint64_t iters)
 	return accepted;
 }
 
-static int port_rx_same_verdict(uint8_t lib, uint8_t base)
-{
-	switch (base) {
-	case BASE_ACCEPT:		return lib == IBK_RX_ACCEPT;
-	case BASE_DROP_PKEY:		return lib == IBK_RX_DROP_PKEY;
-	case BASE_DROP_QKEY:		return lib == IBK_RX_DROP_QKEY;
-	case BASE_DROP_PKEY_INDEX:	return lib == IBK_RX_DROP_PKEY_INDEX;
-	default:			return 0;
-	}
-}
-
 /* Burst by burst: the same verdicts, and each side's counters bumped by
  * the burst's P_Key and Q_Key drops. */
 static int port_rx_check(void *ctx)
@@ -869,7 +858,7 @@ static int port_rx_check(void *ctx)
 		if (lib_n != base_n)
 			return -1;
 		for (i = b; i < b + BENCH_RX_BURST; i++) {
-			if (!port_rx_same_verdict(k->lib_verdicts[i],
+			if (!bench_rx_same_verdict(k->lib_verdicts[i],
 						  k->base_verdicts[i]))
 				return -1;
 			if (k->base_verdicts[i] < 3)
