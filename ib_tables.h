@@ -280,20 +280,22 @@ static inline void ibk_counter16_inc(struct ibk_counter16 *c)
 	ibk_counter16_add(c, 1);
 }
 
+/* A stored count as PortInfo reports it: stopped at IBK_COUNTER16_MAX. */
+static inline uint16_t ibk__counter16_clamp(uint32_t v)
+{
+	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
+}
+
 /* The count as PortInfo would report it: at most IBK_COUNTER16_MAX. */
 static inline uint16_t ibk_counter16_read(const struct ibk_counter16 *c)
 {
-	uint32_t v = ibk__load(&c->value, relaxed);
-
-	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
+	return ibk__counter16_clamp(ibk__load(&c->value, relaxed));
 }
 
 /* Zeroes the counter and returns what ibk_counter16_read() would have. */
 static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
 {
-	uint32_t v = ibk__exchange(&c->value, 0u, relaxed);
-
-	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
+	return ibk__counter16_clamp(ibk__exchange(&c->value, 0u, relaxed));
 }
 
 /* ------------------------------------------------------------------------
@@ -475,8 +477,9 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 	return IBK_OK;
 }
 
-/* Writer side: puts @word in the first empty slot from @home. The index is
- * never more than half full, so there is one. */
+/* Writer side: puts @word in the first empty slot from @home. There is one:
+ * an index holds fewer keys than slots (a quarter of them at most, or, with
+ * one slot per 16-bit P_Key, never the two invalid keys). */
 static inline void ibk__hash_insert(struct ibk__table *h, uint32_t home,
 				    uint32_t word)
 {
