@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ib_tables.h - lock-free cached P_Key and GID tables per InfiniBand port:
- * a seqcount, O(1) lookups, port-state gating, change events, generation-
- * checked references, violation counters, and the receive checks that need
- * the port's table (QP1, and any QP by its P_Key index).
+ * a latch that readers never wait on, O(1) lookups, port-state gating,
+ * change events, generation-checked references, violation counters, and
+ * the receive checks that need the port's table (QP1, and any QP by its
+ * P_Key index).
  *
  * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
  * allocation, no global state; the caller owns every byte of storage.
  *
  * Concurrency model
- *   Each table has one seqcount. Readers never write shared memory and
- *   never block a writer: they read a generation, load the table with
- *   relaxed atomics and retry if the generation moved. Writers exclude one
- *   another through the same count (a second writer spins, or gets
- *   IBK_EBUSY from ibk_seqcount_write_try_begin()). A reader spins only
- *   while a write section is open, so a writer must not be preempted for
- *   long inside one, and a thread must not read a table it is writing.
+ *   Each table is kept twice behind one latch (the Linux kernel's
+ *   seqcount_latch): a 32-bit count whose low bit names the copy readers
+ *   use. A writer applies each update to the copy readers have just left,
+ *   moves them over to it, then applies the update to the other copy. A
+ *   reader loads the count, reads its copy with relaxed atomics and
+ *   retries only if the count moved meanwhile, that is, only if a writer
+ *   finished half an update during the read. No reader ever waits for a
+ *   writer: one preempted, stopped in a debugger, or interrupted in the
+ *   middle of an update stalls nobody. Readers never write shared memory.
+ *   Writers exclude one another with a lock word of their own: a second
+ *   writer spins, or gets IBK_EBUSY from ibk_latch_write_try_begin().
+ *
+ * What may call what
+ *   Every read (get, find, snapshot, reference, freshness check, receive
+ *   check) may run in any thread, a signal handler or an interrupt
+ *   handler, even one that interrupted a writer of the same table on its
+ *   own CPU: it completes at once with the generation readers are on.
+ *   Writes (refill, set, state, invalidate, events) spin on the lock word,
+ *   so a handler must never write a table the code it interrupted may be
+ *   writing.
  *
  * Port state and refills
  *   Table contents mean something only while the port is ARMED or ACTIVE
@@ -25,24 +39,31 @@
  *   device and called the refill function. Only a refill clears it.
  *
  * Generations
- *   A table's generation is its seqcount: even, +2 per write section
- *   (refill, set, state change, event). A reference {index, value,
- *   generation} is fresh while the count still equals its generation, so a
- *   check is one load and one compare. The count is 32 bits: a reference
- *   reads falsely fresh only if a multiple of 2^31 write sections ran
- *   between take and check, which at 1000 updates/s takes 24.8 days.
- *   Tests start near the wrap with ibk_seqcount_init(&t->hdr.seq, start)
- *   right after the table's init, before any reader runs.
+ *   A table's generation is its latch count: +2 per update (refill, set,
+ *   state change, event). A reference {index, value, generation} is fresh
+ *   while the count still equals its generation, so a check is one load
+ *   and one compare. The count is 32 bits: a reference reads falsely fresh
+ *   only if a multiple of 2^31 updates ran between take and check, which
+ *   at 1000 updates/s takes 24.8 days. Tests start near the wrap with
+ *   ibk_latch_init(&t->hdr.latch, start) right after the table's init,
+ *   before any reader runs.
+ *
+ * Costs
+ *   A read costs what a seqlock read costs: an acquire load of the count,
+ *   the relaxed loads of its copy, an acquire fence and a reload (on x86
+ *   the fence and the acquire are plain loads). A write does its work
+ *   twice: a refill rebuilds each copy, O(capacity + hash slots); a set
+ *   updates each copy's entry and index, O(1) but for an entry whose key
+ *   another index also holds, which scans for that index.
  *
  * Memory
- *   P_Key table of capacity C: C 2-byte cells and IBK_PKEY_HASH_SLOTS(C)
- *   4-byte hash slots: 16 bytes of index per entry when C is a power of two
- *   up to 16384, less than 32 otherwise, and never more than 256 KiB (65536
- *   slots, 4 bytes per entry at C = 65536). GID table: C 20-byte cells and
- *   IBK_HASH_SLOTS(C) slots: 16 bytes per entry for a power of two, less
- *   than 32 otherwise. The index is at most a quarter full: a find usually
- *   reads one slot, which keeps it over ten times faster than a scan of a
- *   128-entry table.
+ *   Both copies are the caller's: a P_Key table of capacity C takes
+ *   IBK_PKEY_CELLS(C) 2-byte cells and IBK_PKEY_HASH_SLOTS(C) 4-byte hash
+ *   slots, 36 bytes per entry when C is a power of two up to 16384, less
+ *   than 68 otherwise, and 12 bytes per entry at C = 65536 (768 KiB). A GID
+ *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
+ *   72 bytes per entry for a power of two, less than 104 otherwise. Each
+ *   copy's index is at most a quarter full: a find usually reads one slot.
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
@@ -107,7 +128,7 @@ static inline void ibk__cpu_relax(void)
 
 /*
  * GCC warns (-Wtsan) that ThreadSanitizer does not model fences. Every
- * datum a seqcount guards here is an atomic, so there is no plain access
+ * datum a latch guards here is an atomic, so there is no plain access
  * for it to misjudge; the fences still order the real machine, and the
  * stress test checks the outcome. Under it the fences call the builtin
  * (which is what both <stdatomic.h> and <atomic> expand to), so that the
@@ -142,109 +163,143 @@ static inline void ibk__fence_release(void)
 #endif
 
 /* ------------------------------------------------------------------------
- * Seqcount
+ * Latch
  *
- * One 32-bit count: even while the data is stable, odd while a writer is
- * inside a write section. A reader takes the even count, loads the data
- * with relaxed atomics, and retries if the count moved; a writer makes the
- * count odd with a compare-and-swap (which also shuts out a second
- * writer), stores the data with relaxed atomics, and makes it even again.
- * The data must be atomics accessed relaxed: a plain load racing with a
- * writer's store is a data race, undefined behaviour in C11 and C++.
+ * Two copies of the data and one 32-bit count whose low bit names the copy
+ * readers use (the Linux kernel's seqcount_latch_t). At rest the count is
+ * even and readers use copy 0. One update, by the writer holding the
+ * latch's lock word:
+ *
+ *	ibk_latch_write_begin(&l);	count odd: readers move to copy 1
+ *	update(&data[0]);
+ *	ibk_latch_write_switch(&l);	count even: readers back on copy 0
+ *	update(&data[1]);
+ *	ibk_latch_write_end(&l);	lock word free, count moved by 2
+ *
+ * A reader never waits; it redoes its loads only if the count moved:
  *
  *	do {
- *		start = ibk_seqcount_read_begin(&sc);
- *		x = atomic_load_explicit(&data, memory_order_relaxed);
- *	} while (ibk_seqcount_read_retry(&sc, start));
+ *		start = ibk_latch_read_begin(&l);
+ *		x = atomic_load_explicit(&data[ibk_latch_copy(start)].x,
+ *					 memory_order_relaxed);
+ *	} while (ibk_latch_read_retry(&l, start));
+ *
+ * The copy a count names is written only after the count has moved off
+ * it, so an unchanged count means the loads came from an untouched copy.
+ * The data must be atomics accessed relaxed: a plain load racing with a
+ * writer's store is a data race, undefined behaviour in C11 and C++.
  * ------------------------------------------------------------------------ */
 
 /* Called each time a read section has to be redone; a test may count them. */
-#ifndef IBK_SEQCOUNT_RETRY_HOOK
-#define IBK_SEQCOUNT_RETRY_HOOK() ((void)0)
+#ifndef IBK_LATCH_RETRY_HOOK
+#define IBK_LATCH_RETRY_HOOK() ((void)0)
 #endif
 
-struct ibk_seqcount {
-	IBK__ATOMIC(uint32_t) count;
+struct ibk_latch {
+	IBK__ATOMIC(uint32_t) count;	/* generation; low bit: readers' copy */
+	IBK__ATOMIC(uint32_t) writer;	/* 1 while a writer holds the latch */
 };
 
-/* Sets the count to @start rounded down to even. Not concurrent with use. */
-static inline void ibk_seqcount_init(struct ibk_seqcount *sc, uint32_t start)
+/* Sets the count to @start rounded down to even and frees the lock word.
+ * Not concurrent with any use. */
+static inline void ibk_latch_init(struct ibk_latch *l, uint32_t start)
 {
-	ibk__store(&sc->count, start & ~1u, relaxed);
+	ibk__store(&l->count, start & ~1u, relaxed);
+	ibk__store(&l->writer, 0u, relaxed);
 }
 
-/* Opens a read section: waits out an open write section, returns the even
- * count to pass to ibk_seqcount_read_retry(). */
-static inline uint32_t ibk_seqcount_read_begin(const struct ibk_seqcount *sc)
+/* Opens a read section without waiting: returns the count to pass to
+ * ibk_latch_copy() and ibk_latch_read_retry(). */
+static inline uint32_t ibk_latch_read_begin(const struct ibk_latch *l)
 {
-	uint32_t start;
-
-	/* Acquire: pairs with the release store in ibk_seqcount_write_end(),
-	 * so every datum of the generation seen here is visible. */
-	while ((start = ibk__load(&sc->count, acquire)) & 1u)
-		ibk__cpu_relax();
-	return start;
+	/* Acquire: pairs with the release store in ibk__latch_flip(), so
+	 * every store made to the copy this count names is visible. */
+	return ibk__load(&l->count, acquire);
 }
 
-/* Closes a read section: true if a writer ran since @start, so the loads
- * made since ibk_seqcount_read_begin() may be torn and must be redone. */
-static inline bool ibk_seqcount_read_retry(const struct ibk_seqcount *sc,
-					   uint32_t start)
+/* The copy (0 or 1) a read section that began at @start reads. */
+static inline unsigned ibk_latch_copy(uint32_t start)
 {
-	/* Acquire fence: pairs with the release fence in
-	 * ibk_seqcount_write_try_begin(). If a relaxed data load above read
-	 * a store made after that fence, the re-load below sees that
-	 * writer's odd count or a later one, and the section is redone. */
+	return start & 1u;
+}
+
+/* Closes a read section: true if a writer moved the count since @start,
+ * so it may have written the copy read and the loads must be redone. */
+static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
+					uint32_t start)
+{
+	/* Acquire fence: pairs with the release fence in ibk__latch_flip().
+	 * If a relaxed load above read a store made after that flip, the
+	 * reload below sees the flip's count or a later one. */
 	ibk__fence_acquire();
-	if (ibk__load(&sc->count, relaxed) == start)
+	if (ibk__load(&l->count, relaxed) == start)
 		return false;
-	IBK_SEQCOUNT_RETRY_HOOK();
+	IBK_LATCH_RETRY_HOOK();
 	return true;
 }
 
-/* Opens a write section unless one is open: IBK_OK, or IBK_EBUSY when
- * another writer holds the count. */
-static inline int ibk_seqcount_write_try_begin(struct ibk_seqcount *sc)
+/* Writer side: moves readers to the other copy, so that the copy they
+ * were on may be written. */
+static inline void ibk__latch_flip(struct ibk_latch *l)
 {
-	uint32_t even = ibk__load(&sc->count, relaxed);
+	uint32_t count = ibk__load(&l->count, relaxed);
+
+	/* Release: pairs with the acquire load in ibk_latch_read_begin();
+	 * a reader that sees the new count sees every store made to the
+	 * copy it names, by this writer or an earlier one. */
+	ibk__store(&l->count, count + 1u, release);
+	/* Release fence: pairs with the acquire fence in
+	 * ibk_latch_read_retry(); the new count is ordered before every
+	 * store to the copy the readers just left. */
+	ibk__fence_release();
+}
+
+/* Takes the lock word unless another writer holds it and moves readers to
+ * copy 1: IBK_OK (write copy 0 next), or IBK_EBUSY. */
+static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
+{
+	uint32_t idle = 0;
 
 	/* Acquire on success: pairs with the release store in the previous
-	 * writer's ibk_seqcount_write_end(), whose data this writer reads. */
-	if ((even & 1u) ||
-	    !ibk__cas(&sc->count, &even, even + 1u, acquire, relaxed))
+	 * writer's ibk_latch_write_end(), whose copies this writer updates. */
+	if (!ibk__cas(&l->writer, &idle, 1u, acquire, relaxed))
 		return IBK_EBUSY;
-	/* Release fence: pairs with the acquire fence in
-	 * ibk_seqcount_read_retry(); the odd count is ordered before every
-	 * data store of this section. */
-	ibk__fence_release();
+	ibk__latch_flip(l);
 	return IBK_OK;
 }
 
-/* Opens a write section, spinning while another writer holds one. */
-static inline void ibk_seqcount_write_begin(struct ibk_seqcount *sc)
+/* As ibk_latch_write_try_begin(), spinning while another writer holds the
+ * lock word. */
+static inline void ibk_latch_write_begin(struct ibk_latch *l)
 {
-	while (ibk_seqcount_write_try_begin(sc) != IBK_OK)
-		ibk__cpu_relax();
+	while (ibk_latch_write_try_begin(l) != IBK_OK)
+		while (ibk__load(&l->writer, relaxed) != 0)
+			ibk__cpu_relax();
 }
 
-/* Closes the write section: publishes its stores as the next generation. */
-static inline void ibk_seqcount_write_end(struct ibk_seqcount *sc)
+/* Once copy 0 has the update: moves readers back to it (write copy 1
+ * next). */
+static inline void ibk_latch_write_switch(struct ibk_latch *l)
 {
-	uint32_t odd = ibk__load(&sc->count, relaxed);
-
-	/* Release: pairs with the acquire load in ibk_seqcount_read_begin()
-	 * and with the acquire CAS of the next writer. */
-	ibk__store(&sc->count, odd + 1u, release);
+	ibk__latch_flip(l);
 }
 
-/* True if no write section has opened since @start was read: one load, one
- * compare. */
-static inline bool ibk__seqcount_unchanged(const struct ibk_seqcount *sc,
-					   uint32_t start)
+/* Once both copies have the update: frees the lock word. */
+static inline void ibk_latch_write_end(struct ibk_latch *l)
 {
-	/* Acquire: pairs with the release store in ibk_seqcount_write_end(),
-	 * like ibk_seqcount_read_begin(). */
-	return ibk__load(&sc->count, acquire) == start;
+	/* Release: pairs with the acquire CAS of the next writer in
+	 * ibk_latch_write_try_begin(). */
+	ibk__store(&l->writer, 0u, release);
+}
+
+/* True if no writer has moved the count since @start was read: one load,
+ * one compare. */
+static inline bool ibk__latch_unchanged(const struct ibk_latch *l,
+				       uint32_t start)
+{
+	/* Acquire: pairs with the release store in ibk__latch_flip(), like
+	 * ibk_latch_read_begin(). */
+	return ibk__load(&l->count, acquire) == start;
 }
 
 /* ------------------------------------------------------------------------
@@ -329,10 +384,11 @@ enum ibk_port_event {
 /* ------------------------------------------------------------------------
  * Table storage
  *
- * The caller provides, per table of capacity C (1..65536), C cells and at
- * least IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C) (GID, or
- * either) hash slots, static or allocated, and keeps them alive as long as
- * the table. The hash index is open addressing with linear probing over a
+ * The caller provides, per table of capacity C (1..65536), the cells and
+ * hash slots of both latch copies: IBK_PKEY_CELLS(C) or IBK_GID_CELLS(C)
+ * cells and at least IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C)
+ * (GID, or either) slots, static or allocated, alive as long as the table.
+ * Each copy's hash index is open addressing with linear probing over a
  * power-of-two slot array at most a quarter full; a slot packs a 16-bit
  * key or tag with the 16-bit lowest table index holding it, and 0 marks it
  * empty.
@@ -340,12 +396,14 @@ enum ibk_port_event {
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
 
+/* Cells for a table of @capacity: one per entry in each copy. */
+#define IBK_PKEY_CELLS(capacity)	(2u * (capacity))
+#define IBK_GID_CELLS(capacity)		(2u * (capacity))
+
 #define IBK__SLOTS_IF(capacity, log2) \
 	(capacity) <= (1u << (log2)) ? (4u << (log2)) :
-/* Hash slots for a table of @capacity: the power of two at least four
- * times it (a constant expression if @capacity is; evaluated more than
- * once); 0 above IBK_TABLE_MAX_CAPACITY. Enough for either table. */
-#define IBK_HASH_SLOTS(capacity) \
+/* One copy's hash slots: the power of two at least four times @capacity. */
+#define IBK__COPY_SLOTS(capacity) \
 	(IBK__SLOTS_IF(capacity, 0) IBK__SLOTS_IF(capacity, 1) \
 	 IBK__SLOTS_IF(capacity, 2) IBK__SLOTS_IF(capacity, 3) \
 	 IBK__SLOTS_IF(capacity, 4) IBK__SLOTS_IF(capacity, 5) \
@@ -356,12 +414,19 @@ enum ibk_port_event {
 	 IBK__SLOTS_IF(capacity, 14) IBK__SLOTS_IF(capacity, 15) \
 	 IBK__SLOTS_IF(capacity, 16) 0u)
 
-/* A P_Key table needs no more than 65536 slots, one per 16-bit key: from
+/* Hash slots for a table of @capacity, both copies: twice the power of two
+ * at least four times it (a constant expression if @capacity is;
+ * evaluated more than once); 0 above IBK_TABLE_MAX_CAPACITY. Enough for
+ * either table. */
+#define IBK_HASH_SLOTS(capacity)	(2u * IBK__COPY_SLOTS(capacity))
+
+/* A P_Key copy needs no more than 65536 slots, one per 16-bit key: from
  * there on a slot is found without hashing (see ibk__pkey_home()). */
-#define IBK_PKEY_MAX_HASH_SLOTS 65536u
-#define IBK_PKEY_HASH_SLOTS(capacity) \
-	(IBK_HASH_SLOTS(capacity) < IBK_PKEY_MAX_HASH_SLOTS ? \
-	 IBK_HASH_SLOTS(capacity) : IBK_PKEY_MAX_HASH_SLOTS)
+#define IBK__PKEY_MAX_COPY_SLOTS 65536u
+#define IBK__PKEY_COPY_SLOTS(capacity) \
+	(IBK__COPY_SLOTS(capacity) < IBK__PKEY_MAX_COPY_SLOTS ? \
+	 IBK__COPY_SLOTS(capacity) : IBK__PKEY_MAX_COPY_SLOTS)
+#define IBK_PKEY_HASH_SLOTS(capacity)	(2u * IBK__PKEY_COPY_SLOTS(capacity))
 
 /* One slot of a table's hash index. */
 struct ibk_hash_slot {
@@ -384,14 +449,15 @@ IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
 		   sizeof(struct ibk_gid_cell) == 20,
 		   "table storage must have the same layout in C and C++");
 
-/* What both tables share; read-mostly, alone on its cache line. */
+/* What both tables share; read-mostly, alone on its cache line. Everything
+ * a writer changes after init is kept per copy, status included. */
 struct ibk__table {
-	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_seqcount seq;
-	IBK__ATOMIC(uint32_t) status;	/* port state | IBK__AWAITING_REFILL */
+	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_latch latch;
+	IBK__ATOMIC(uint32_t) status[2]; /* port state | IBK__AWAITING_REFILL */
 	uint32_t capacity;
-	uint32_t hash_mask;		/* hash slots - 1 */
-	uint32_t hash_shift;		/* 32 - log2(hash slots) */
-	struct ibk_hash_slot *slots;
+	uint32_t hash_mask;		/* one copy's hash slots - 1 */
+	uint32_t hash_shift;		/* 32 - log2(one copy's hash slots) */
+	struct ibk_hash_slot *slots[2];
 };
 
 #define IBK__STATE_MASK		0x7u
@@ -400,8 +466,9 @@ struct ibk__table {
 #define IBK__SLOT_INDEX(word)	((word) & 0xffffu)
 #define IBK__SLOT_KEY(word)	((word) >> 16)
 
-/* Uses @min_slots, or the largest power of two up to @max_slots that fits
- * in @slot_count: a lower load factor. */
+/* Splits @slot_count slots between the copies: each uses @min_slots, or
+ * the largest power of two up to @max_slots that fits in its half (a lower
+ * load factor). */
 static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 				  struct ibk_hash_slot *slots,
 				  uint32_t slot_count, uint32_t min_slots,
@@ -412,27 +479,30 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 	if (!h || !slots)
 		return IBK_EINVAL;
 	if (capacity == 0 || capacity > IBK_TABLE_MAX_CAPACITY ||
-	    slot_count < min_slots)
+	    slot_count / 2 < min_slots)
 		return IBK_ERANGE;
-	for (n = min_slots; n <= slot_count / 2 && n < max_slots; n *= 2)
+	for (n = min_slots; n <= slot_count / 4 && n < max_slots; n *= 2)
 		;
 	while ((1u << log2) < n)
 		log2++;
 	h->capacity = capacity;
 	h->hash_mask = n - 1;
 	h->hash_shift = 32 - log2;
-	h->slots = slots;
-	for (i = 0; i < n; i++)
+	h->slots[0] = slots;
+	h->slots[1] = slots + n;
+	for (i = 0; i < 2 * n; i++)
 		ibk__store(&slots[i].word, 0u, relaxed);
-	ibk_seqcount_init(&h->seq, 0);
-	ibk__store(&h->status, (uint32_t)IBK_PORT_DOWN, relaxed);
+	ibk_latch_init(&h->latch, 0);
+	ibk__store(&h->status[0], (uint32_t)IBK_PORT_DOWN, relaxed);
+	ibk__store(&h->status[1], (uint32_t)IBK_PORT_DOWN, relaxed);
 	return IBK_OK;
 }
 
-/* Inside a read section: IBK_OK if reads may proceed, else why not. */
-static inline int ibk__table_readable(const struct ibk__table *h)
+/* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
+ * not. */
+static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
 {
-	uint32_t status = ibk__load(&h->status, relaxed);
+	uint32_t status = ibk__load(&h->status[c], relaxed);
 	uint32_t state = status & IBK__STATE_MASK;
 
 	if (state != IBK_PORT_ARMED && state != IBK_PORT_ACTIVE)
@@ -440,19 +510,35 @@ static inline int ibk__table_readable(const struct ibk__table *h)
 	return (status & IBK__AWAITING_REFILL) ? IBK_ESTALE : IBK_OK;
 }
 
-/* One write section replacing the state with @state (0: keep it) and
- * adding the @awaiting flag. */
+/* Writer side: in copy @c, replaces the state with @state (0: keep it) and
+ * adds the @awaiting flag. */
+static inline void ibk__status_update(struct ibk__table *h, unsigned c,
+				      uint32_t state, uint32_t awaiting)
+{
+	uint32_t status = ibk__load(&h->status[c], relaxed);
+
+	if (state)
+		status = (status & ~IBK__STATE_MASK) | state;
+	ibk__store(&h->status[c], status | awaiting, relaxed);
+}
+
+/* Writer side: in copy @c, clears "awaiting refill". */
+static inline void ibk__status_refilled(struct ibk__table *h, unsigned c)
+{
+	ibk__store(&h->status[c],
+		   ibk__load(&h->status[c], relaxed) & ~IBK__AWAITING_REFILL,
+		   relaxed);
+}
+
+/* One update of the state (@state, 0: keep it) and the @awaiting flag. */
 static inline void ibk__table_update_status(struct ibk__table *h,
 					    uint32_t state, uint32_t awaiting)
 {
-	uint32_t status;
-
-	ibk_seqcount_write_begin(&h->seq);
-	status = ibk__load(&h->status, relaxed);
-	if (state)
-		status = (status & ~IBK__STATE_MASK) | state;
-	ibk__store(&h->status, status | awaiting, relaxed);
-	ibk_seqcount_write_end(&h->seq);
+	ibk_latch_write_begin(&h->latch);
+	ibk__status_update(h, 0, state, awaiting);
+	ibk_latch_write_switch(&h->latch);
+	ibk__status_update(h, 1, state, awaiting);
+	ibk_latch_write_end(&h->latch);
 }
 
 static inline bool ibk__port_state_valid(enum ibk_port_state state)
@@ -480,42 +566,45 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 /* Writer side: puts @word in the first empty slot from @home. There is one:
  * an index holds fewer keys than slots (a quarter of them at most, or, with
  * one slot per 16-bit P_Key, never the two invalid keys). */
-static inline void ibk__hash_insert(struct ibk__table *h, uint32_t home,
-				    uint32_t word)
+static inline void ibk__hash_insert(struct ibk__table *h, unsigned c,
+				    uint32_t home, uint32_t word)
 {
+	struct ibk_hash_slot *slots = h->slots[c];
 	uint32_t pos = home;
 
-	while (ibk__load(&h->slots[pos].word, relaxed) != 0)
+	while (ibk__load(&slots[pos].word, relaxed) != 0)
 		pos = (pos + 1) & h->hash_mask;
-	ibk__store(&h->slots[pos].word, word, relaxed);
+	ibk__store(&slots[pos].word, word, relaxed);
 }
 
 /*
  * Writer side: empties slot @hole without tombstones, by moving back each
  * later word of the run that may live there: one whose home is not
- * cyclically inside (hole, pos]. @home gives a word's home slot. Readers
- * probing meanwhile may miss a word; their section retries.
+ * cyclically inside (hole, pos]. @home gives a word's home slot in copy
+ * @c. A reader still probing copy @c may miss a word; it retries.
  */
-static inline void ibk__hash_remove(struct ibk__table *h, uint32_t hole,
-				    const void *table,
-				    uint32_t (*home)(const void *, uint32_t))
+static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
+				    uint32_t hole, const void *table,
+				    uint32_t (*home)(const void *, unsigned,
+						     uint32_t))
 {
+	struct ibk_hash_slot *slots = h->slots[c];
 	uint32_t mask = h->hash_mask;
 	uint32_t pos = hole;
 	uint32_t word;
 
 	for (;;) {
 		pos = (pos + 1) & mask;
-		word = ibk__load(&h->slots[pos].word, relaxed);
+		word = ibk__load(&slots[pos].word, relaxed);
 		if (word == 0)
 			break;
-		if (((pos - home(table, word)) & mask) >=
+		if (((pos - home(table, c, word)) & mask) >=
 		    ((pos - hole) & mask)) {
-			ibk__store(&h->slots[hole].word, word, relaxed);
+			ibk__store(&slots[hole].word, word, relaxed);
 			hole = pos;
 		}
 	}
-	ibk__store(&h->slots[hole].word, 0u, relaxed);
+	ibk__store(&slots[hole].word, 0u, relaxed);
 }
 
 /* ------------------------------------------------------------------------
@@ -531,7 +620,7 @@ static inline void ibk__hash_remove(struct ibk__table *h, uint32_t hole,
 
 struct ibk_pkey_table {
 	struct ibk__table hdr;
-	struct ibk_pkey_cell *cells;
+	struct ibk_pkey_cell *cells[2];	/* per copy */
 	uint32_t hash_mul;		/* see ibk__pkey_home() */
 };
 
@@ -556,33 +645,35 @@ static inline uint32_t ibk__pkey_home(const struct ibk_pkey_table *t,
 	       t->hdr.hash_shift;
 }
 
-static inline uint32_t ibk__pkey_word_home(const void *table, uint32_t word)
+static inline uint32_t ibk__pkey_word_home(const void *table, unsigned c,
+					   uint32_t word)
 {
+	(void)c;
 	return ibk__pkey_home((const struct ibk_pkey_table *)table,
 			      (ibk_pkey_t)IBK__SLOT_KEY(word));
 }
 
 /*
- * Walks the run of @pkey's partition for the first slot whose key equals
- * @pkey in the bits of @keymask (IBK_PKEY_BASE_MASK: the partition; 0xffff:
- * the exact key): returns its position and sets *word, or returns -1 with
- * *word = 0. Safe inside a read section: the walk is bounded by the slot
- * count and every position is masked, as a concurrent writer may leave a
- * run half moved.
+ * Walks copy @c's run of @pkey's partition for the first slot whose key
+ * equals @pkey in the bits of @keymask (IBK_PKEY_BASE_MASK: the partition;
+ * 0xffff: the exact key): returns its position and sets *word, or returns
+ * -1 with *word = 0. Safe inside a read section: the walk is bounded by
+ * the slot count and every position is masked, as a writer that moves on
+ * to this copy may leave a run half moved before the reader retries.
  */
-static inline int ibk__pkey_probe(const struct ibk_pkey_table *t,
+static inline int ibk__pkey_probe(const struct ibk_pkey_table *t, unsigned c,
 				  ibk_pkey_t pkey, uint32_t keymask,
 				  uint32_t *word)
 {
-	const struct ibk__table *h = &t->hdr;
-	uint32_t mask = h->hash_mask;
+	const struct ibk_hash_slot *slots = t->hdr.slots[c];
+	uint32_t mask = t->hdr.hash_mask;
 	uint32_t pos = ibk__pkey_home(t, pkey) & mask;
 	uint32_t want = pkey & keymask;
 	uint32_t n, w;
 
 	*word = 0;
 	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
-		w = ibk__load(&h->slots[pos].word, relaxed);
+		w = ibk__load(&slots[pos].word, relaxed);
 		if (w == 0)
 			break;
 		if ((IBK__SLOT_KEY(w) & keymask) == want) {
@@ -593,73 +684,112 @@ static inline int ibk__pkey_probe(const struct ibk_pkey_table *t,
 	return -1;
 }
 
-/* The slot word of the entry a find by value answers with (0: none): the
- * lowest full-member entry of @pkey's base, else the lowest limited one.
- * An invalid @pkey finds nothing: no slot holds base 0. */
+/* The slot word of the entry a find by value answers with in copy @c (0:
+ * none): the lowest full-member entry of @pkey's base, else the lowest
+ * limited one. An invalid @pkey finds nothing: no slot holds base 0. */
 static inline uint32_t ibk__pkey_find_word(const struct ibk_pkey_table *t,
-					   ibk_pkey_t pkey)
+					   unsigned c, ibk_pkey_t pkey)
 {
 	uint32_t word;
 
-	ibk__pkey_probe(t, pkey, IBK_PKEY_BASE_MASK, &word);
+	ibk__pkey_probe(t, c, pkey, IBK_PKEY_BASE_MASK, &word);
 	return word;
 }
 
-/* Writer side: @index no longer holds @pkey; point its slot at the next
- * index holding it, or empty the slot. O(capacity) at worst. */
-static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, uint32_t index,
-				     ibk_pkey_t pkey)
+/* Writer side: in copy @c, @index no longer holds @pkey; point its slot at
+ * the next index holding it, or empty the slot. O(capacity) at worst. */
+static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, unsigned c,
+				     uint32_t index, ibk_pkey_t pkey)
 {
 	struct ibk__table *h = &t->hdr;
+	const struct ibk_pkey_cell *cells = t->cells[c];
 	uint32_t word, j;
-	int pos = ibk__pkey_probe(t, pkey, 0xffffu, &word);
+	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &word);
 
 	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
 		return;		/* a lower index still holds it */
 	for (j = index + 1; j < h->capacity; j++) {
-		if (ibk__load(&t->cells[j].pkey, relaxed) == pkey) {
-			ibk__store(&h->slots[pos].word,
+		if (ibk__load(&cells[j].pkey, relaxed) == pkey) {
+			ibk__store(&h->slots[c][pos].word,
 				   (uint32_t)pkey << 16 | j, relaxed);
 			return;
 		}
 	}
-	ibk__hash_remove(h, (uint32_t)pos, t, ibk__pkey_word_home);
+	ibk__hash_remove(h, c, (uint32_t)pos, t, ibk__pkey_word_home);
 }
 
 /*
- * Writer side: @index now holds the valid @pkey. A new full key takes the
- * slot of its partition's limited key, if there is one, and that moves to
- * the end of the run: the full key stays first. Removal keeps the order.
+ * Writer side: in copy @c, @index now holds the valid @pkey. A new full
+ * key takes the slot of its partition's limited key, if there is one, and
+ * that moves to the end of the run: the full key stays first. Removal
+ * keeps the order.
  */
-static inline void ibk__pkey_index(struct ibk_pkey_table *t, uint32_t index,
-				   ibk_pkey_t pkey)
+static inline void ibk__pkey_index(struct ibk_pkey_table *t, unsigned c,
+				   uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk__table *h = &t->hdr;
+	struct ibk_hash_slot *slots = t->hdr.slots[c];
 	uint32_t word = (uint32_t)pkey << 16 | index, old;
-	int pos = ibk__pkey_probe(t, pkey, 0xffffu, &old);
+	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &old);
 
 	if (pos >= 0) {
 		if (IBK__SLOT_INDEX(old) > index)
-			ibk__store(&h->slots[pos].word, word, relaxed);
+			ibk__store(&slots[pos].word, word, relaxed);
 		return;
 	}
 	if (ibk_pkey_is_full(pkey)) {
-		pos = ibk__pkey_probe(t, ibk_pkey_to_limited(pkey), 0xffffu,
+		pos = ibk__pkey_probe(t, c, ibk_pkey_to_limited(pkey), 0xffffu,
 				      &old);
 		if (pos >= 0) {
-			ibk__store(&h->slots[pos].word, word, relaxed);
+			ibk__store(&slots[pos].word, word, relaxed);
 			word = old;
 		}
 	}
-	ibk__hash_insert(h, ibk__pkey_home(t, pkey), word);
+	ibk__hash_insert(&t->hdr, c, ibk__pkey_home(t, pkey), word);
+}
+
+/* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
+ * and is no longer awaiting a refill. */
+static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
+				  const ibk_pkey_t *pkeys, uint32_t n)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&h->slots[c][i].word, 0u, relaxed);
+	for (i = 0; i < h->capacity; i++) {
+		ibk_pkey_t pkey = i < n ? pkeys[i] :
+				  (ibk_pkey_t)IBK_PKEY_INVALID;
+
+		ibk__store(&t->cells[c][i].pkey, pkey, relaxed);
+		if (ibk_pkey_is_valid(pkey))
+			ibk__pkey_index(t, c, i, pkey);
+	}
+	ibk__status_refilled(h, c);
+}
+
+/* Writer side: copy @c's entry @index holds @pkey. */
+static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
+				 uint32_t index, ibk_pkey_t pkey)
+{
+	struct ibk_pkey_cell *cell = &t->cells[c][index];
+	ibk_pkey_t old = ibk__load(&cell->pkey, relaxed);
+
+	if (old == pkey)
+		return;
+	if (ibk_pkey_is_valid(old))
+		ibk__pkey_unindex(t, c, index, old);
+	ibk__store(&cell->pkey, pkey, relaxed);
+	if (ibk_pkey_is_valid(pkey))
+		ibk__pkey_index(t, c, index, pkey);
 }
 
 /*
- * Attaches @t to caller storage: @cells[@capacity] and @slots[@slot_count],
- * @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity) (IBK_HASH_SLOTS() is
- * enough too). The table starts empty, DOWN, generation 0. IBK_OK;
- * IBK_EINVAL for a NULL pointer; IBK_ERANGE for a capacity outside
- * 1..65536 or too few slots. Not concurrent with any use.
+ * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
+ * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
+ * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN,
+ * generation 0. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a
+ * capacity outside 1..65536 or too few slots. Not concurrent with any use.
  */
 static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 				      struct ibk_pkey_cell *cells,
@@ -673,14 +803,15 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK_PKEY_HASH_SLOTS(capacity),
-			     IBK_PKEY_MAX_HASH_SLOTS);
+			     IBK__PKEY_COPY_SLOTS(capacity),
+			     IBK__PKEY_MAX_COPY_SLOTS);
 	if (rc != IBK_OK)
 		return rc;
-	t->hash_mul = t->hdr.hash_mask + 1 == IBK_PKEY_MAX_HASH_SLOTS ?
+	t->hash_mul = t->hdr.hash_mask + 1 == IBK__PKEY_MAX_COPY_SLOTS ?
 		      1u << 17 : 0x9e3779b1u;
-	t->cells = cells;
-	for (i = 0; i < capacity; i++)
+	t->cells[0] = cells;
+	t->cells[1] = cells + capacity;
+	for (i = 0; i < IBK_PKEY_CELLS(capacity); i++)
 		ibk__store(&cells[i].pkey, (uint16_t)IBK_PKEY_INVALID, relaxed);
 	return IBK_OK;
 }
@@ -694,29 +825,15 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 					const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__table *h;
-	uint32_t i;
-
 	if (!t || (!pkeys && n))
 		return IBK_EINVAL;
-	h = &t->hdr;
-	if (n > h->capacity)
+	if (n > t->hdr.capacity)
 		return IBK_ENOSPC;
-	ibk_seqcount_write_begin(&h->seq);
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[i].word, 0u, relaxed);
-	for (i = 0; i < h->capacity; i++) {
-		ibk_pkey_t pkey = i < n ? pkeys[i] :
-				  (ibk_pkey_t)IBK_PKEY_INVALID;
-
-		ibk__store(&t->cells[i].pkey, pkey, relaxed);
-		if (ibk_pkey_is_valid(pkey))
-			ibk__pkey_index(t, i, pkey);
-	}
-	ibk__store(&h->status,
-		   ibk__load(&h->status, relaxed) & ~IBK__AWAITING_REFILL,
-		   relaxed);
-	ibk_seqcount_write_end(&h->seq);
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__pkey_fill(t, 0, pkeys, n);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__pkey_fill(t, 1, pkeys, n);
+	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
 
@@ -728,22 +845,15 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
 				     ibk_pkey_t pkey)
 {
-	ibk_pkey_t old;
-
 	if (!t)
 		return IBK_EINVAL;
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
-	ibk_seqcount_write_begin(&t->hdr.seq);
-	old = ibk__load(&t->cells[index].pkey, relaxed);
-	if (old != pkey) {
-		if (ibk_pkey_is_valid(old))
-			ibk__pkey_unindex(t, index, old);
-		ibk__store(&t->cells[index].pkey, pkey, relaxed);
-		if (ibk_pkey_is_valid(pkey))
-			ibk__pkey_index(t, index, pkey);
-	}
-	ibk_seqcount_write_end(&t->hdr.seq);
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__pkey_put(t, 0, index, pkey);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__pkey_put(t, 1, index, pkey);
+	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
 
@@ -774,6 +884,7 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 {
 	ibk_pkey_t pkey = IBK_PKEY_INVALID;
 	uint32_t gen;
+	unsigned c;
 	int rc;
 
 	if (!t || !ref)
@@ -781,11 +892,12 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		rc = ibk__table_readable(&t->hdr, c);
 		if (rc == IBK_OK)
-			pkey = ibk__load(&t->cells[index].pkey, relaxed);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+			pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
 	if (!ibk_pkey_is_valid(pkey))
@@ -813,6 +925,29 @@ static inline int ibk_pkey_table_get(const struct ibk_pkey_table *t,
 }
 
 /*
+ * One read section probing for @pkey in the bits of @keymask (see
+ * ibk__pkey_probe()): IBK_OK with the slot word (0: not found) in *@word
+ * and the generation in *@gen, or why the table cannot be read.
+ */
+static inline int ibk__pkey_lookup(const struct ibk_pkey_table *t,
+				   ibk_pkey_t pkey, uint32_t keymask,
+				   uint32_t *word, uint32_t *gen)
+{
+	unsigned c;
+	int rc;
+
+	do {
+		*gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(*gen);
+		rc = ibk__table_readable(&t->hdr, c);
+		*word = 0;
+		if (rc == IBK_OK)
+			ibk__pkey_probe(t, c, pkey, keymask, word);
+	} while (ibk_latch_read_retry(&t->hdr.latch, *gen));
+	return rc;
+}
+
+/*
  * Takes a reference to the entry ibk_pkey_table_find() answers for @pkey.
  * IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it matches
  * nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no valid
@@ -822,17 +957,12 @@ static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 					  ibk_pkey_t pkey,
 					  struct ibk_pkey_ref *ref)
 {
-	uint32_t gen, word = 0;
+	uint32_t gen, word;
 	int rc;
 
 	if (!t || !ref || !ibk_pkey_is_valid(pkey))
 		return IBK_EINVAL;
-	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
-		if (rc == IBK_OK)
-			word = ibk__pkey_find_word(t, pkey);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	rc = ibk__pkey_lookup(t, pkey, IBK_PKEY_BASE_MASK, &word, &gen);
 	if (rc != IBK_OK)
 		return rc;
 	if (!word)
@@ -869,17 +999,12 @@ static inline int ibk_pkey_table_find(const struct ibk_pkey_table *t,
 static inline int ibk_pkey_table_find_exact(const struct ibk_pkey_table *t,
 					    ibk_pkey_t pkey)
 {
-	uint32_t gen, word = 0;
+	uint32_t gen, word;
 	int rc;
 
 	if (!t || !ibk_pkey_is_valid(pkey))
 		return IBK_EINVAL;
-	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
-		if (rc == IBK_OK)
-			ibk__pkey_probe(t, pkey, 0xffffu, &word);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	rc = ibk__pkey_lookup(t, pkey, 0xffffu, &word, &gen);
 	if (rc != IBK_OK)
 		return rc;
 	return word ? (int)IBK__SLOT_INDEX(word) : IBK_ENOENT;
@@ -896,6 +1021,7 @@ static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 					  uint32_t *generation)
 {
 	uint32_t gen, i;
+	unsigned c;
 	int rc;
 
 	if (!t || !out)
@@ -903,11 +1029,12 @@ static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 	if (n < t->hdr.capacity)
 		return IBK_ERANGE;
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		rc = ibk__table_readable(&t->hdr, c);
 		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
-			out[i] = ibk__load(&t->cells[i].pkey, relaxed);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+			out[i] = ibk__load(&t->cells[c][i].pkey, relaxed);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
 	if (generation)
@@ -920,7 +1047,7 @@ static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
 					    const struct ibk_pkey_ref *ref)
 {
-	return ibk__seqcount_unchanged(&t->hdr.seq, ref->generation);
+	return ibk__latch_unchanged(&t->hdr.latch, ref->generation);
 }
 
 /* ------------------------------------------------------------------------
@@ -951,7 +1078,7 @@ struct ibk_gid_entry {
 
 struct ibk_gid_table {
 	struct ibk__table hdr;
-	struct ibk_gid_cell *cells;
+	struct ibk_gid_cell *cells[2];	/* per copy */
 };
 
 /* A cached entry: valid while ibk_gid_table_ref_fresh() says so. */
@@ -1024,28 +1151,30 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 	return (uint32_t)(x >> 32) | 1u;
 }
 
-static inline uint32_t ibk__gid_word_home(const void *table, uint32_t word)
+static inline uint32_t ibk__gid_word_home(const void *table, unsigned c,
+					  uint32_t word)
 {
 	const struct ibk_gid_table *t = (const struct ibk_gid_table *)table;
 	uint32_t w[4];
 
-	ibk__gid_cell_load(&t->cells[IBK__SLOT_INDEX(word)], w);
+	ibk__gid_cell_load(&t->cells[c][IBK__SLOT_INDEX(word)], w);
 	return ibk__gid_hash(w) >> t->hdr.hash_shift;
 }
 
 /*
- * Walks the run of GID @w for its first slot with type @type (any type for
- * IBK_GID_TYPE_ANY): the lowest index holding that pair, or, for any type,
- * the GID. Returns the slot position and sets *word, or returns -1 with
- * *word = 0. Safe inside a read section: bounded by the slot count, every
- * position masked, and a slot only ever names an index below the capacity.
+ * Walks copy @c's run of GID @w for its first slot with type @type (any
+ * type for IBK_GID_TYPE_ANY): the lowest index holding that pair, or, for
+ * any type, the GID. Returns the slot position and sets *word, or returns
+ * -1 with *word = 0. Safe inside a read section: bounded by the slot
+ * count, every position masked, and a slot only ever names an index below
+ * the capacity.
  */
-static inline int ibk__gid_probe(const struct ibk_gid_table *t,
+static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
 				 const uint32_t w[4], enum ibk_gid_type type,
 				 uint32_t *word)
 {
-	const struct ibk_hash_slot *slots = t->hdr.slots;
-	const struct ibk_gid_cell *cells = t->cells;
+	const struct ibk_hash_slot *slots = t->hdr.slots[c];
+	const struct ibk_gid_cell *cells = t->cells[c];
 	uint32_t hash = ibk__gid_hash(w);
 	uint32_t tag = hash & 0xffffu;
 	uint32_t mask = t->hdr.hash_mask;
@@ -1054,17 +1183,17 @@ static inline int ibk__gid_probe(const struct ibk_gid_table *t,
 
 	*word = 0;
 	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
-		const struct ibk_gid_cell *c;
+		const struct ibk_gid_cell *cell;
 
 		s = ibk__load(&slots[pos].word, relaxed);
 		if (s == 0)
 			break;
 		if (IBK__SLOT_KEY(s) != tag)
 			continue;
-		c = &cells[IBK__SLOT_INDEX(s)];
-		if (ibk__gid_cell_holds(c, w) &&
+		cell = &cells[IBK__SLOT_INDEX(s)];
+		if (ibk__gid_cell_holds(cell, w) &&
 		    (type == IBK_GID_TYPE_ANY ||
-		     ibk__load(&c->type, relaxed) == (uint32_t)type)) {
+		     ibk__load(&cell->type, relaxed) == (uint32_t)type)) {
 			*word = s;
 			return (int)pos;
 		}
@@ -1076,14 +1205,16 @@ static inline int ibk__gid_probe(const struct ibk_gid_table *t,
 #define IBK__GID_TYPES 3
 
 /*
- * Writer side: puts the slots of GID @w back in the order of the indices
- * they name, after one of them changed. They share one home, so any order
- * among their positions is a valid probe order; this one lets a find for
- * any type stop at the GID's first slot.
+ * Writer side: puts copy @c's slots of GID @w back in the order of the
+ * indices they name, after one of them changed. They share one home, so
+ * any order among their positions is a valid probe order; this one lets a
+ * find for any type stop at the GID's first slot.
  */
-static inline void ibk__gid_order(struct ibk_gid_table *t, const uint32_t w[4])
+static inline void ibk__gid_order(struct ibk_gid_table *t, unsigned c,
+				  const uint32_t w[4])
 {
 	struct ibk__table *h = &t->hdr;
+	struct ibk_hash_slot *slots = h->slots[c];
 	uint32_t hash = ibk__gid_hash(w);
 	uint32_t mask = h->hash_mask;
 	uint32_t pos = (hash >> h->hash_shift) & mask;
@@ -1092,11 +1223,11 @@ static inline void ibk__gid_order(struct ibk_gid_table *t, const uint32_t w[4])
 
 	for (n = 0; n <= mask && k < IBK__GID_TYPES;
 	     n++, pos = (pos + 1) & mask) {
-		s = ibk__load(&h->slots[pos].word, relaxed);
+		s = ibk__load(&slots[pos].word, relaxed);
 		if (s == 0)
 			break;
 		if (IBK__SLOT_KEY(s) == (hash & 0xffffu) &&
-		    ibk__gid_cell_holds(&t->cells[IBK__SLOT_INDEX(s)], w)) {
+		    ibk__gid_cell_holds(&t->cells[c][IBK__SLOT_INDEX(s)], w)) {
 			at[k] = pos;
 			word[k++] = s;
 		}
@@ -1110,49 +1241,53 @@ static inline void ibk__gid_order(struct ibk_gid_table *t, const uint32_t w[4])
 		}
 	}
 	for (i = 0; i < k; i++)
-		ibk__store(&h->slots[at[i]].word, word[i], relaxed);
+		ibk__store(&slots[at[i]].word, word[i], relaxed);
 }
 
-/* Writer side: @index (still holding GID @w of @type) is about to change;
- * point the pair's slot at the next index holding it, or empty it. */
-static inline void ibk__gid_unindex(struct ibk_gid_table *t, uint32_t index,
-				    const uint32_t w[4],
+/* Writer side: in copy @c, @index (still holding GID @w of @type) is about
+ * to change; point the pair's slot at the next index holding it, or empty
+ * it. */
+static inline void ibk__gid_unindex(struct ibk_gid_table *t, unsigned c,
+				    uint32_t index, const uint32_t w[4],
 				    enum ibk_gid_type type)
 {
 	struct ibk__table *h = &t->hdr;
+	const struct ibk_gid_cell *cells = t->cells[c];
 	uint32_t word, j;
-	int pos = ibk__gid_probe(t, w, type, &word);
+	int pos = ibk__gid_probe(t, c, w, type, &word);
 
 	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
 		return;		/* a lower index still holds the pair */
 	for (j = index + 1; j < h->capacity; j++) {
-		if (ibk__gid_cell_holds(&t->cells[j], w) &&
-		    ibk__load(&t->cells[j].type, relaxed) == (uint32_t)type) {
-			ibk__store(&h->slots[pos].word,
+		if (ibk__gid_cell_holds(&cells[j], w) &&
+		    ibk__load(&cells[j].type, relaxed) == (uint32_t)type) {
+			ibk__store(&h->slots[c][pos].word,
 				   (word & 0xffff0000u) | j, relaxed);
-			ibk__gid_order(t, w);
+			ibk__gid_order(t, c, w);
 			return;
 		}
 	}
-	ibk__hash_remove(h, (uint32_t)pos, t, ibk__gid_word_home);
+	ibk__hash_remove(h, c, (uint32_t)pos, t, ibk__gid_word_home);
 }
 
-/* Writer side: @index now holds the non-zero GID @w with type @type. */
-static inline void ibk__gid_index(struct ibk_gid_table *t, uint32_t index,
-				  const uint32_t w[4], enum ibk_gid_type type)
+/* Writer side: in copy @c, @index now holds the non-zero GID @w with type
+ * @type. */
+static inline void ibk__gid_index(struct ibk_gid_table *t, unsigned c,
+				  uint32_t index, const uint32_t w[4],
+				  enum ibk_gid_type type)
 {
 	struct ibk__table *h = &t->hdr;
 	uint32_t hash = ibk__gid_hash(w);
 	uint32_t word;
-	int pos = ibk__gid_probe(t, w, type, &word);
+	int pos = ibk__gid_probe(t, c, w, type, &word);
 
 	if (pos < 0)
-		ibk__hash_insert(h, hash >> h->hash_shift,
+		ibk__hash_insert(h, c, hash >> h->hash_shift,
 				 (hash & 0xffffu) << 16 | index);
 	else if (IBK__SLOT_INDEX(word) > index)
-		ibk__store(&h->slots[pos].word, (word & 0xffff0000u) | index,
-			   relaxed);
-	ibk__gid_order(t, w);
+		ibk__store(&h->slots[c][pos].word,
+			   (word & 0xffff0000u) | index, relaxed);
+	ibk__gid_order(t, c, w);
 }
 
 /* Writer side: stores GID @w and @type in @c. */
@@ -1172,8 +1307,50 @@ static inline bool ibk__gid_words_zero(const uint32_t w[4])
 	return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
-/* As ibk_pkey_table_init(), for GID cells and at least
- * IBK_HASH_SLOTS(@capacity) slots. */
+/* Writer side: copy @c holds entries 0..@n-1 from @e, the rest empty,
+ * and is no longer awaiting a refill. */
+static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
+				 const struct ibk_gid_entry *e, uint32_t n)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t w[4], i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&h->slots[c][i].word, 0u, relaxed);
+	for (i = 0; i < h->capacity; i++) {
+		w[0] = w[1] = w[2] = w[3] = 0;
+		if (i < n)
+			ibk__gid_to_words(&e[i].gid, w);
+		if (ibk__gid_words_zero(w)) {
+			ibk__gid_cell_store(&t->cells[c][i], w,
+					    IBK_GID_TYPE_IB);
+		} else {
+			ibk__gid_cell_store(&t->cells[c][i], w, e[i].type);
+			ibk__gid_index(t, c, i, w, e[i].type);
+		}
+	}
+	ibk__status_refilled(h, c);
+}
+
+/* Writer side: copy @c's entry @index holds GID @w with @type. */
+static inline void ibk__gid_put(struct ibk_gid_table *t, unsigned c,
+				uint32_t index, const uint32_t w[4],
+				enum ibk_gid_type type)
+{
+	struct ibk_gid_cell *cell = &t->cells[c][index];
+	uint32_t old[4];
+
+	ibk__gid_cell_load(cell, old);
+	if (!ibk__gid_words_zero(old))
+		ibk__gid_unindex(t, c, index, old, (enum ibk_gid_type)
+				 ibk__load(&cell->type, relaxed));
+	ibk__gid_cell_store(cell, w, type);
+	if (!ibk__gid_words_zero(w))
+		ibk__gid_index(t, c, index, w, type);
+}
+
+/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and at
+ * least IBK_HASH_SLOTS(@capacity) slots. */
 static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 				     struct ibk_gid_cell *cells,
 				     uint32_t capacity,
@@ -1187,11 +1364,12 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK_HASH_SLOTS(capacity), 1u << 31);
+			     IBK__COPY_SLOTS(capacity), 1u << 31);
 	if (rc != IBK_OK)
 		return rc;
-	t->cells = cells;
-	for (i = 0; i < capacity; i++)
+	t->cells[0] = cells;
+	t->cells[1] = cells + capacity;
+	for (i = 0; i < IBK_GID_CELLS(capacity); i++)
 		ibk__gid_cell_store(&cells[i], zero, IBK_GID_TYPE_IB);
 	return IBK_OK;
 }
@@ -1208,36 +1386,21 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 				       const struct ibk_gid_entry *e,
 				       uint32_t n)
 {
-	struct ibk__table *h;
-	uint32_t w[4], i;
+	uint32_t i;
 
 	if (!t || (!e && n))
 		return IBK_EINVAL;
-	h = &t->hdr;
-	if (n > h->capacity)
+	if (n > t->hdr.capacity)
 		return IBK_ENOSPC;
 	for (i = 0; i < n; i++)
 		if (!ibk__gid_type_valid(e[i].type) &&
 		    !ibk_gid_is_zero(&e[i].gid))
 			return IBK_EINVAL;
-	ibk_seqcount_write_begin(&h->seq);
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[i].word, 0u, relaxed);
-	for (i = 0; i < h->capacity; i++) {
-		w[0] = w[1] = w[2] = w[3] = 0;
-		if (i < n)
-			ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w)) {
-			ibk__gid_cell_store(&t->cells[i], w, IBK_GID_TYPE_IB);
-		} else {
-			ibk__gid_cell_store(&t->cells[i], w, e[i].type);
-			ibk__gid_index(t, i, w, e[i].type);
-		}
-	}
-	ibk__store(&h->status,
-		   ibk__load(&h->status, relaxed) & ~IBK__AWAITING_REFILL,
-		   relaxed);
-	ibk_seqcount_write_end(&h->seq);
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__gid_fill(t, 0, e, n);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__gid_fill(t, 1, e, n);
+	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
 
@@ -1251,8 +1414,7 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 				    const struct ibk_gid *gid,
 				    enum ibk_gid_type type)
 {
-	uint32_t w[4], old[4];
-	enum ibk_gid_type old_type;
+	uint32_t w[4];
 
 	if (!t || !gid)
 		return IBK_EINVAL;
@@ -1263,15 +1425,11 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 		type = IBK_GID_TYPE_IB;
 	else if (!ibk__gid_type_valid(type))
 		return IBK_EINVAL;
-	ibk_seqcount_write_begin(&t->hdr.seq);
-	ibk__gid_cell_load(&t->cells[index], old);
-	old_type = (enum ibk_gid_type)ibk__load(&t->cells[index].type, relaxed);
-	if (!ibk__gid_words_zero(old))
-		ibk__gid_unindex(t, index, old, old_type);
-	ibk__gid_cell_store(&t->cells[index], w, type);
-	if (!ibk__gid_words_zero(w))
-		ibk__gid_index(t, index, w, type);
-	ibk_seqcount_write_end(&t->hdr.seq);
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__gid_put(t, 0, index, w, type);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__gid_put(t, 1, index, w, type);
+	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
 
@@ -1299,6 +1457,7 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 {
 	struct ibk_gid_entry e;
 	uint32_t gen;
+	unsigned c;
 	int rc;
 
 	if (!t || !ref)
@@ -1306,11 +1465,12 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		rc = ibk__table_readable(&t->hdr, c);
 		if (rc == IBK_OK)
-			ibk__gid_entry_load(&t->cells[index], &e);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+			ibk__gid_entry_load(&t->cells[c][index], &e);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
 	if (ibk_gid_is_zero(&e.gid))
@@ -1353,6 +1513,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 {
 	uint32_t w[4], gen, word = 0;
 	enum ibk_gid_type found_type = IBK_GID_TYPE_IB;
+	unsigned c;
 	int rc;
 
 	if (!t || !gid || !ref ||
@@ -1362,12 +1523,14 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	if (ibk__gid_words_zero(w))
 		return IBK_EINVAL;
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
-		if (rc == IBK_OK && ibk__gid_probe(t, w, type, &word) >= 0)
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		rc = ibk__table_readable(&t->hdr, c);
+		if (rc == IBK_OK && ibk__gid_probe(t, c, w, type, &word) >= 0)
 			found_type = (enum ibk_gid_type)ibk__load(
-				&t->cells[IBK__SLOT_INDEX(word)].type, relaxed);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+				&t->cells[c][IBK__SLOT_INDEX(word)].type,
+				relaxed);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
 	if (!word)
@@ -1406,6 +1569,7 @@ static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 					 uint32_t *generation)
 {
 	uint32_t gen, i;
+	unsigned c;
 	int rc;
 
 	if (!t || !out)
@@ -1413,11 +1577,12 @@ static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 	if (n < t->hdr.capacity)
 		return IBK_ERANGE;
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		rc = ibk__table_readable(&t->hdr);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		rc = ibk__table_readable(&t->hdr, c);
 		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
-			ibk__gid_entry_load(&t->cells[i], &out[i]);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+			ibk__gid_entry_load(&t->cells[c][i], &out[i]);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
 	if (generation)
@@ -1430,7 +1595,7 @@ static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
 					   const struct ibk_gid_ref *ref)
 {
-	return ibk__seqcount_unchanged(&t->hdr.seq, ref->generation);
+	return ibk__latch_unchanged(&t->hdr.latch, ref->generation);
 }
 
 /* ------------------------------------------------------------------------
@@ -1539,13 +1704,14 @@ static inline int ibk_port_event(struct ibk_port *port,
 	return IBK_OK;
 }
 
-/* Inside a P_Key read section: the QP1 verdict for one packet. */
+/* Inside a read section of P_Key copy @c: the QP1 verdict for one
+ * packet. */
 static inline enum ibk_rx_verdict
-ibk__gsi_verdict(const struct ibk_pkey_table *t, const void *bth,
+ibk__gsi_verdict(const struct ibk_pkey_table *t, unsigned c, const void *bth,
 		 const void *deth)
 {
 	ibk_pkey_t pkt = ibk_bth_pkey(bth);
-	uint32_t word = ibk__pkey_find_word(t, pkt);
+	uint32_t word = ibk__pkey_find_word(t, c, pkt);
 
 	/* The entry find-by-value picks is full if the base has a full one,
 	 * so it admits @pkt iff any valid entry does. An invalid @pkt finds
@@ -1581,29 +1747,32 @@ static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
 	const struct ibk_pkey_table *t = &port->pkeys;
 	enum ibk_rx_verdict v = IBK_RX_DROP_PORT;
 	uint32_t gen;
+	unsigned c;
 
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		if (ibk__table_readable(&t->hdr) == IBK_OK)
-			v = ibk__gsi_verdict(t, bth, deth);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		if (ibk__table_readable(&t->hdr, c) == IBK_OK)
+			v = ibk__gsi_verdict(t, c, bth, deth);
 		else
 			v = IBK_RX_DROP_PORT;
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	ibk__port_count(port, v);
 	return v;
 }
 
-/* Inside a P_Key read section: sets keys->pkey (a copy of the QP's keys)
- * from the table entry at keys->pkey_index; IBK_RX_ACCEPT, or the verdict
- * that stops the packet first. */
+/* Inside a read section of P_Key copy @c: sets keys->pkey (a copy of the
+ * QP's keys) from the table entry at keys->pkey_index; IBK_RX_ACCEPT, or
+ * the verdict that stops the packet first. */
 static inline enum ibk_rx_verdict
-ibk__qp_resolve(const struct ibk_pkey_table *t, struct ibk_qp_keys *keys)
+ibk__qp_resolve(const struct ibk_pkey_table *t, unsigned c,
+		struct ibk_qp_keys *keys)
 {
-	if (ibk__table_readable(&t->hdr) != IBK_OK)
+	if (ibk__table_readable(&t->hdr, c) != IBK_OK)
 		return IBK_RX_DROP_PORT;
 	if (keys->pkey_index >= t->hdr.capacity)
 		return IBK_RX_DROP_PKEY_INDEX;
-	keys->pkey = ibk__load(&t->cells[keys->pkey_index].pkey, relaxed);
+	keys->pkey = ibk__load(&t->cells[c][keys->pkey_index].pkey, relaxed);
 	return ibk_pkey_is_valid(keys->pkey) ? IBK_RX_ACCEPT :
 	       IBK_RX_DROP_PKEY_INDEX;
 }
@@ -1640,9 +1809,9 @@ static inline enum ibk_rx_verdict ibk_port_rx(struct ibk_port *port,
 		return ibk_port_rx_gsi(port, bth, deth);
 	}
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
-		v = ibk__qp_resolve(t, &keys);
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		v = ibk__qp_resolve(t, ibk_latch_copy(gen), &keys);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (v != IBK_RX_ACCEPT)
 		return v;
 	v = ibk_rx_check(&keys, bth, deth);
@@ -1663,21 +1832,23 @@ ibk__rx_burst_verdicts(const struct ibk_pkey_table *t,
 	struct ibk_qp_keys keys = *qp;
 	enum ibk_rx_verdict v;
 	uint32_t gen;
+	unsigned c;
 	size_t i;
 
 	do {
-		gen = ibk_seqcount_read_begin(&t->hdr.seq);
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
 		if (qp->type == IBK_QPT_GSI) {
-			v = ibk__table_readable(&t->hdr) == IBK_OK ?
+			v = ibk__table_readable(&t->hdr, c) == IBK_OK ?
 			    IBK_RX_ACCEPT : IBK_RX_DROP_PORT;
 			for (i = 0; v == IBK_RX_ACCEPT && i < n; i++)
-				verdicts[i] = (uint8_t)ibk__gsi_verdict(t,
+				verdicts[i] = (uint8_t)ibk__gsi_verdict(t, c,
 					hdrs[i], (const uint8_t *)hdrs[i] +
 						 IBK_BTH_LEN);
 		} else {
-			v = ibk__qp_resolve(t, &keys);
+			v = ibk__qp_resolve(t, c, &keys);
 		}
-	} while (ibk_seqcount_read_retry(&t->hdr.seq, gen));
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_GSI)
 		return v;
 	/* the table is read: the rest works on the resolved copy */

@@ -29,7 +29,7 @@ struct pkey_tables {
 static void pkey_tables_init(struct pkey_tables *p, uint32_t len)
 {
 	p->len = len;
-	p->cells = bench_alloc(len * sizeof(*p->cells));
+	p->cells = bench_alloc(IBK_PKEY_CELLS(len) * sizeof(*p->cells));
 	p->slots = bench_alloc(IBK_HASH_SLOTS(len) * sizeof(*p->slots));
 	if (ibk_pkey_table_init(&p->t, p->cells, len, p->slots,
 				IBK_HASH_SLOTS(len)) ||
@@ -256,7 +256,7 @@ static void *gid_find_setup(const struct bench_case *c)
 	size_t i;
 
 	g->len = (uint32_t)c->param;
-	g->cells = bench_alloc(g->len * sizeof(*g->cells));
+	g->cells = bench_alloc(IBK_GID_CELLS(g->len) * sizeof(*g->cells));
 	g->slots = bench_alloc(IBK_HASH_SLOTS(g->len) * sizeof(*g->slots));
 	g->raw = bench_alloc(g->len * sizeof(*g->raw));
 	gid_find_tables(g, &r);
@@ -757,10 +757,12 @@ static void *port_rx_setup(const struct bench_case *c)
 	k->qp.pkey_index = (uint16_t)bench_rng_below(&r, CACHED_LEN);
 	k->qp.qkey = PORT_QP_QKEY;
 	keys[k->qp.pkey_index] = PORT_QP_PKEY;
-	k->pkey_cells = bench_alloc(CACHED_LEN * sizeof(*k->pkey_cells));
+	k->pkey_cells = bench_alloc(IBK_PKEY_CELLS(CACHED_LEN) *
+				    sizeof(*k->pkey_cells));
 	k->pkey_slots = bench_alloc(IBK_HASH_SLOTS(CACHED_LEN) *
 				    sizeof(*k->pkey_slots));
-	k->gid_cells = bench_alloc(PORT_GIDS * sizeof(*k->gid_cells));
+	k->gid_cells = bench_alloc(IBK_GID_CELLS(PORT_GIDS) *
+				   sizeof(*k->gid_cells));
 	k->gid_slots = bench_alloc(IBK_HASH_SLOTS(PORT_GIDS) *
 				   sizeof(*k->gid_slots));
 	if (ibk_port_init(&k->port, k->pkey_cells, CACHED_LEN, k->pkey_slots,

@@ -103,9 +103,9 @@ static void pause_for(time_t seconds, long microseconds)
 
 struct fabric {
 	struct ibk_port port;
-	struct ibk_pkey_cell pkey_cells[PKEY_CAPACITY];
+	struct ibk_pkey_cell pkey_cells[IBK_PKEY_CELLS(PKEY_CAPACITY)];
 	struct ibk_hash_slot pkey_slots[IBK_HASH_SLOTS(PKEY_CAPACITY)];
-	struct ibk_gid_cell gid_cells[GID_CAPACITY];
+	struct ibk_gid_cell gid_cells[IBK_GID_CELLS(GID_CAPACITY)];
 	struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(GID_CAPACITY)];
 	atomic_bool stop;
 };

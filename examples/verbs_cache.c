@@ -275,8 +275,9 @@ static void port_free(struct port_cache *p)
 }
 
 /*
- * Storage for tables of @pkey_len and @gid_len entries: per table, that
- * many cells and IBK_HASH_SLOTS() hash slots. A table holds at least one
+ * Storage for tables of @pkey_len and @gid_len entries: per table, the
+ * cells and hash slots of both latch copies (IBK_PKEY_CELLS(),
+ * IBK_GID_CELLS(), IBK_HASH_SLOTS()). A table holds at least one
  * entry, so a port that reports none (iWARP has no P_Keys) gets one,
  * left empty. The library allocates nothing; this is where it happens.
  */
@@ -294,9 +295,9 @@ static struct port_cache *port_alloc(uint32_t pkey_len, uint32_t gid_len)
 	memset(p, 0, sizeof(*p));
 	p->pkey_len = pkey_len;
 	p->gid_len = gid_len;
-	p->pkey_cells = malloc(pkey_cap * sizeof(*p->pkey_cells));
+	p->pkey_cells = malloc(IBK_PKEY_CELLS(pkey_cap) * sizeof(*p->pkey_cells));
 	p->pkey_slots = malloc(IBK_HASH_SLOTS(pkey_cap) * sizeof(*p->pkey_slots));
-	p->gid_cells = malloc(gid_cap * sizeof(*p->gid_cells));
+	p->gid_cells = malloc(IBK_GID_CELLS(gid_cap) * sizeof(*p->gid_cells));
 	p->gid_slots = malloc(IBK_HASH_SLOTS(gid_cap) * sizeof(*p->gid_slots));
 	p->pkeys = malloc(pkey_cap * sizeof(*p->pkeys));
 	p->gids = malloc(gid_cap * sizeof(*p->gids));

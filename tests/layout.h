@@ -18,7 +18,7 @@
 #define IBK_TEST_LAYOUT(X)					\
 	X(sizeof(struct ibk_gid))				\
 	X(sizeof(struct ibk_qp_keys))				\
-	X(sizeof(struct ibk_seqcount))				\
+	X(sizeof(struct ibk_latch))				\
 	X(sizeof(struct ibk_pkey_cell))				\
 	X(sizeof(struct ibk_gid_cell))				\
 	X(sizeof(struct ibk_hash_slot))				\

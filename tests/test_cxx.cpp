@@ -80,9 +80,9 @@ static void check_wire(void)
 	       "C++: BTH P_Key is big-endian at bytes 2-3, any alignment");
 }
 
-static struct ibk_pkey_cell pkey_cells[8];
+static struct ibk_pkey_cell pkey_cells[IBK_PKEY_CELLS(8)];
 static struct ibk_hash_slot pkey_slots[IBK_HASH_SLOTS(8)];
-static struct ibk_gid_cell gid_cells[4];
+static struct ibk_gid_cell gid_cells[IBK_GID_CELLS(4)];
 static struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(4)];
 static struct ibk_port port;
 

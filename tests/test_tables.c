@@ -3,7 +3,7 @@
  * test_tables.c - single-threaded semantics of ib_tables.h, against the
  * rules and independent models:
  *
- *  - the seqcount protocol (count parity, retry, writer exclusion);
+ *  - the latch protocol (which copy readers use, retry, writer exclusion);
  *  - IBK_HASH_SLOTS() against a doubling loop for every capacity;
  *  - P_Key find by value and exact find against linear-scan models of
  *    "compare bases, prefer full, lowest index" on thousands of random
@@ -37,9 +37,9 @@
 
 /* ---- storage: one port as big as the largest table under test ---- */
 
-static struct ibk_pkey_cell pk_cells[MAX_CAP];
+static struct ibk_pkey_cell pk_cells[IBK_PKEY_CELLS(MAX_CAP)];
 static struct ibk_hash_slot pk_slots[IBK_HASH_SLOTS(MAX_CAP)];
-static struct ibk_gid_cell gid_cells[MAX_CAP];
+static struct ibk_gid_cell gid_cells[IBK_GID_CELLS(MAX_CAP)];
 static struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(MAX_CAP)];
 static struct ibk_port port;
 
@@ -86,41 +86,57 @@ static void port_setup(uint32_t pk_cap, uint32_t gid_cap, uint32_t slot_mult)
 }
 
 /* ------------------------------------------------------------------------
- * Seqcount
+ * Latch
  * ------------------------------------------------------------------------ */
 
-static void test_seqcount(void)
+static void test_latch(void)
 {
-	struct ibk_seqcount sc;
-	uint32_t s;
+	struct ibk_latch l;
+	uint32_t s, mid;
 
-	ibk_seqcount_init(&sc, 7);
-	s = ibk_seqcount_read_begin(&sc);
-	tap_ok(s == 6, "seqcount: init rounds an odd start down to even (%u)", s);
-	tap_ok(!ibk_seqcount_read_retry(&sc, s),
-	       "seqcount: no writer, no retry");
+	ibk_latch_init(&l, 7);
+	s = ibk_latch_read_begin(&l);
+	tap_ok(s == 6 && ibk_latch_copy(s) == 0,
+	       "latch: init rounds an odd start down to even, readers on copy 0");
+	tap_ok(!ibk_latch_read_retry(&l, s), "latch: no writer, no retry");
 
-	tap_ok(ibk_seqcount_write_try_begin(&sc) == IBK_OK,
-	       "seqcount: try-begin on an idle count opens a write section");
-	tap_ok(ibk_seqcount_write_try_begin(&sc) == IBK_EBUSY,
-	       "seqcount: a second writer gets IBK_EBUSY");
-	tap_ok(ibk_seqcount_read_retry(&sc, s),
-	       "seqcount: a reader overlapping a write section retries");
-	ibk_seqcount_write_end(&sc);
-	tap_ok(ibk_seqcount_read_retry(&sc, s),
-	       "seqcount: a reader that began before a finished write retries");
-	s = ibk_seqcount_read_begin(&sc);
-	tap_ok(s == 8, "seqcount: one write section adds 2 (%u)", s);
-	ibk_seqcount_write_begin(&sc);
-	ibk_seqcount_write_end(&sc);
-	tap_ok(ibk_seqcount_read_begin(&sc) == 10,
-	       "seqcount: the spinning begin takes an idle count at once");
+	tap_ok(ibk_latch_write_try_begin(&l) == IBK_OK,
+	       "latch: try-begin on an idle latch takes it");
+	mid = ibk_latch_read_begin(&l);
+	tap_ok(mid == 7 && ibk_latch_copy(mid) == 1,
+	       "latch: a writer's begin moves readers to copy 1 at once");
+	tap_ok(ibk_latch_write_try_begin(&l) == IBK_EBUSY &&
+	       ibk_latch_read_begin(&l) == 7,
+	       "latch: a second writer gets IBK_EBUSY and moves nothing");
+	tap_ok(ibk_latch_read_retry(&l, s),
+	       "latch: a reader of copy 0 overlapping the writer's begin retries");
+	tap_ok(!ibk_latch_read_retry(&l, mid),
+	       "latch: a reader of copy 1 inside the write section completes");
+	ibk_latch_write_switch(&l);
+	s = ibk_latch_read_begin(&l);
+	tap_ok(s == 8 && ibk_latch_copy(s) == 0 &&
+	       ibk_latch_read_retry(&l, mid),
+	       "latch: switch moves readers back to copy 0; a reader of copy 1 "
+	       "across it retries");
+	tap_ok(ibk_latch_write_try_begin(&l) == IBK_EBUSY,
+	       "latch: the lock word is held until write_end");
+	ibk_latch_write_end(&l);
+	tap_ok(!ibk_latch_read_retry(&l, s) && ibk_latch_read_begin(&l) == 8,
+	       "latch: write_end moves no reader; one update adds 2");
+	ibk_latch_write_begin(&l);
+	ibk_latch_write_switch(&l);
+	ibk_latch_write_end(&l);
+	tap_ok(ibk_latch_read_begin(&l) == 10,
+	       "latch: the spinning begin takes an idle latch at once");
 
-	ibk_seqcount_init(&sc, 0xfffffffeu);
-	ibk_seqcount_write_begin(&sc);
-	ibk_seqcount_write_end(&sc);
-	tap_ok(ibk_seqcount_read_begin(&sc) == 0,
-	       "seqcount: 0xfffffffe + one write wraps to 0, still even");
+	ibk_latch_init(&l, 0xfffffffeu);
+	ibk_latch_write_begin(&l);
+	tap_ok(ibk_latch_copy(ibk_latch_read_begin(&l)) == 1,
+	       "latch: 0xffffffff names copy 1");
+	ibk_latch_write_switch(&l);
+	ibk_latch_write_end(&l);
+	tap_ok(ibk_latch_read_begin(&l) == 0,
+	       "latch: 0xfffffffe + one update wraps to 0, copy 0");
 }
 
 /* ------------------------------------------------------------------------
@@ -131,31 +147,40 @@ static void test_sizing(void)
 {
 	static struct ibk_hash_slot sized[IBK_HASH_SLOTS(100)];
 	static struct ibk_hash_slot pk_sized[IBK_PKEY_HASH_SLOTS(40000)];
+	static struct ibk_pkey_cell pk_c[IBK_PKEY_CELLS(100)];
+	static struct ibk_gid_cell gid_c[IBK_GID_CELLS(100)];
 	struct check c = { 0, 0 };
 	uint32_t cap, want;
 
 	for (cap = 1; cap <= MAX_CAP; cap++) {
 		for (want = 1; want < 4 * cap; want *= 2)
 			;
-		check(&c, IBK_HASH_SLOTS(cap) == want,
-		      "IBK_HASH_SLOTS(%u) = %u, want %u", cap,
+		check(&c, IBK_HASH_SLOTS(cap) == 2 * want,
+		      "IBK_HASH_SLOTS(%u) = %u, want 2 x %u", cap,
 		      IBK_HASH_SLOTS(cap), want);
 		want = want < 65536 ? want : 65536;
-		check(&c, IBK_PKEY_HASH_SLOTS(cap) == want,
-		      "IBK_PKEY_HASH_SLOTS(%u) = %u, want %u", cap,
+		check(&c, IBK_PKEY_HASH_SLOTS(cap) == 2 * want,
+		      "IBK_PKEY_HASH_SLOTS(%u) = %u, want 2 x %u", cap,
 		      IBK_PKEY_HASH_SLOTS(cap), want);
+		check(&c, IBK_PKEY_CELLS(cap) == 2 * cap &&
+		      IBK_GID_CELLS(cap) == 2 * cap,
+		      "IBK_*_CELLS(%u) != 2 x %u", cap, cap);
 	}
-	tap_ok(c.bad == 0, "IBK_HASH_SLOTS(c) is the least power of two >= 4c, "
-	       "IBK_PKEY_HASH_SLOTS(c) that but at most 65536, c = 1..65536 "
+	tap_ok(c.bad == 0, "for both latch copies: IBK_HASH_SLOTS(c) is twice "
+	       "the least power of two >= 4c, IBK_PKEY_HASH_SLOTS(c) twice "
+	       "that but at most 65536, the cells 2c, c = 1..65536 "
 	       "(%lu checked)", c.done);
 	tap_ok(IBK_HASH_SLOTS(MAX_CAP + 1) == 0 &&
 	       IBK_PKEY_HASH_SLOTS(MAX_CAP + 1) == 0,
 	       "the sizes above capacity 65536 are 0");
-	tap_ok(sizeof(sized) / sizeof(sized[0]) == 512 &&
-	       sizeof(pk_sized) / sizeof(pk_sized[0]) == 65536,
-	       "the sizes are constant expressions (arrays of 512, 65536)");
-	tap_diag("index bytes per entry: P_Key %.2f at capacity 128, %.2f at "
-		 "65, %.2f at 65536; GID %.2f at 128, %.2f at 65",
+	tap_ok(sizeof(sized) / sizeof(sized[0]) == 1024 &&
+	       sizeof(pk_sized) / sizeof(pk_sized[0]) == 131072 &&
+	       sizeof(pk_c) / sizeof(pk_c[0]) == 200 &&
+	       sizeof(gid_c) / sizeof(gid_c[0]) == 200,
+	       "the sizes are constant expressions (arrays of 1024, 131072, "
+	       "200, 200)");
+	tap_diag("index bytes per entry, both copies: P_Key %.2f at capacity "
+		 "128, %.2f at 65, %.2f at 65536; GID %.2f at 128, %.2f at 65",
 		 4.0 * IBK_PKEY_HASH_SLOTS(128) / 128,
 		 4.0 * IBK_PKEY_HASH_SLOTS(65) / 65,
 		 4.0 * IBK_PKEY_HASH_SLOTS(65536) / 65536,
@@ -454,11 +479,11 @@ static void test_pkey_basics(void)
 				   0xffffffffu) == IBK_ERANGE &&
 	       ibk_pkey_table_init(t, pk_cells, 8, pk_slots,
 				   IBK_PKEY_HASH_SLOTS(8) - 1) == IBK_ERANGE &&
-	       ibk_pkey_table_init(t, pk_cells, 20000, pk_slots, 65535) ==
+	       ibk_pkey_table_init(t, pk_cells, 20000, pk_slots, 131071) ==
 	       IBK_ERANGE,
 	       "init with capacity 0, 65537 or too few slots: IBK_ERANGE");
-	tap_ok(ibk_pkey_table_init(t, pk_cells, 20000, pk_slots, 65536) ==
-	       IBK_OK, "a P_Key table of 20000 needs only 65536 slots");
+	tap_ok(ibk_pkey_table_init(t, pk_cells, 20000, pk_slots, 131072) ==
+	       IBK_OK, "a P_Key table of 20000 needs only 2 x 65536 slots");
 }
 
 /* Which changes make a reference stale, and which leave it fresh. */
@@ -720,8 +745,8 @@ static void test_gid_basics(void)
 	ibk_pkey_table_set(&port.pkeys, 0, 0xffff);
 	tap_ok(ibk_gid_table_ref_fresh(t, &r),
 	       "gid ref fresh after PKEY_CHANGE and P_Key-table changes");
-	tap_ok(ibk_gid_table_init(t, NULL, 4, gid_slots, 16) == IBK_EINVAL &&
-	       ibk_gid_table_init(t, gid_cells, 4, gid_slots, 15) ==
+	tap_ok(ibk_gid_table_init(t, NULL, 4, gid_slots, 32) == IBK_EINVAL &&
+	       ibk_gid_table_init(t, gid_cells, 4, gid_slots, 31) ==
 	       IBK_ERANGE,
 	       "gid init: NULL IBK_EINVAL, too few slots IBK_ERANGE");
 }
@@ -833,7 +858,7 @@ static void test_wrap(void)
 	int i, j;
 
 	port_setup(1, 1, 1);
-	ibk_seqcount_init(&t->hdr.seq, 0xfffffff8u);
+	ibk_latch_init(&t->hdr.latch, 0xfffffff8u);
 	ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE);	/* 0xfffffffa */
 	ibk_pkey_table_refill(t, keys, 1);		/* 0xfffffffc */
 	for (i = 0; i < 6; i++) {
@@ -1140,7 +1165,7 @@ int main(void)
 {
 	test_rng_seed(SEED);
 	tap_diag("seed 0x%016" PRIx64, (uint64_t)SEED);
-	test_seqcount();
+	test_latch();
 	test_sizing();
 	test_pkey_basics();
 	test_pkey_refs();

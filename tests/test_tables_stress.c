@@ -14,8 +14,8 @@
  *    References are checked too: stale once the count has moved past
  *    their generation, fresh while it has not.
  *  - The generation starts just below 2^32 and wraps during the run.
- *  - The seqcount on its own: a spinning and a trying writer never lose
- *    an update of each other's, a reader never sees a torn pair.
+ *  - The latch on its own: a spinning and a trying writer never lose an
+ *    update of each other's, a reader never sees a torn pair.
  *  - Saturating counters under concurrent increments: exact below 0xffff,
  *    exactly 0xffff after more than 0xffff increments from four threads.
  *
@@ -39,7 +39,7 @@
 
 /* count read-section retries per thread (see ib_tables.h) */
 static _Thread_local unsigned long tls_retries;
-#define IBK_SEQCOUNT_RETRY_HOOK() ((void)tls_retries++)
+#define IBK_LATCH_RETRY_HOOK() ((void)tls_retries++)
 
 #include "ib_tables.h"
 #include "rng.h"
@@ -57,9 +57,9 @@ static _Thread_local unsigned long tls_retries;
 #define READS_PER_STEP	40		/* writer pacing, see writer() */
 #define MAX_DIAG	5
 
-static struct ibk_pkey_cell pk_cells[PK_CAP];
+static struct ibk_pkey_cell pk_cells[IBK_PKEY_CELLS(PK_CAP)];
 static struct ibk_hash_slot pk_slots[IBK_PKEY_HASH_SLOTS(PK_CAP)];
-static struct ibk_gid_cell gid_cells[GID_CAP];
+static struct ibk_gid_cell gid_cells[IBK_GID_CELLS(GID_CAP)];
 static struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(GID_CAP)];
 static struct ibk_port port;
 
@@ -316,7 +316,7 @@ struct reader_stats {
 
 static uint32_t count_now(const struct ibk__table *h)
 {
-	return atomic_load_explicit(&h->seq.count, memory_order_acquire);
+	return atomic_load_explicit(&h->latch.count, memory_order_acquire);
 }
 
 /* The step published at count @c (the last one before, if c is odd). */
@@ -708,8 +708,8 @@ static void test_torn_reads(void)
 	ibk_port_init(&port, pk_cells, PK_CAP, pk_slots,
 		      IBK_PKEY_HASH_SLOTS(PK_CAP), gid_cells, GID_CAP, gid_slots,
 		      IBK_HASH_SLOTS(GID_CAP));
-	ibk_seqcount_init(&port.pkeys.hdr.seq, GEN_START);
-	ibk_seqcount_init(&port.gids.hdr.seq, GEN_START + 0x100u);
+	ibk_latch_init(&port.pkeys.hdr.latch, GEN_START);
+	ibk_latch_init(&port.gids.hdr.latch, GEN_START + 0x100u);
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
 	pk_publish(0);
 	gid_publish(0);
@@ -760,22 +760,34 @@ static void test_torn_reads(void)
 }
 
 /* ------------------------------------------------------------------------
- * The seqcount on its own: two writers, one spinning and one trying, and a
- * reader, over a pair of words that must always read as (n, 3n + 1).
+ * The latch on its own: two writers, one spinning and one trying, and a
+ * reader, over two copies of a pair of words that must always read as
+ * (n, 3n + 1).
  * ------------------------------------------------------------------------ */
 
 #define PAIR_UPDATES	200000ul	/* per writer */
 
-static struct ibk_seqcount pair_seq;
-static _Atomic uint32_t pair_lo, pair_hi;
+static struct ibk_latch pair_latch;
+static struct {
+	_Atomic uint32_t lo, hi;
+} pair[2];
 static atomic_int pair_writers, pair_go;
 
+static void pair_store(unsigned c, uint32_t n)
+{
+	atomic_store_explicit(&pair[c].lo, n, memory_order_relaxed);
+	atomic_store_explicit(&pair[c].hi, 3 * n + 1, memory_order_relaxed);
+}
+
+/* One update, in both copies, by the writer that began a write. */
 static void pair_bump(void)
 {
-	uint32_t n = atomic_load_explicit(&pair_lo, memory_order_relaxed) + 1;
+	uint32_t n = atomic_load_explicit(&pair[0].lo, memory_order_relaxed) + 1;
 
-	atomic_store_explicit(&pair_lo, n, memory_order_relaxed);
-	atomic_store_explicit(&pair_hi, 3 * n + 1, memory_order_relaxed);
+	pair_store(0, n);
+	ibk_latch_write_switch(&pair_latch);
+	pair_store(1, n);
+	ibk_latch_write_end(&pair_latch);
 }
 
 static void *pair_spinner(void *arg)
@@ -786,9 +798,8 @@ static void *pair_spinner(void *arg)
 	while (!atomic_load(&pair_go))
 		;
 	for (i = 0; i < PAIR_UPDATES; i++) {
-		ibk_seqcount_write_begin(&pair_seq);
+		ibk_latch_write_begin(&pair_latch);
 		pair_bump();
-		ibk_seqcount_write_end(&pair_seq);
 	}
 	atomic_fetch_sub(&pair_writers, 1);
 	return NULL;
@@ -801,52 +812,56 @@ static void *pair_trier(void *arg)
 	while (!atomic_load(&pair_go))
 		;
 	while (done < PAIR_UPDATES) {
-		if (ibk_seqcount_write_try_begin(&pair_seq) != IBK_OK) {
+		if (ibk_latch_write_try_begin(&pair_latch) != IBK_OK) {
 			++*busy;
 			continue;
 		}
 		pair_bump();
-		ibk_seqcount_write_end(&pair_seq);
 		done++;
 	}
 	atomic_fetch_sub(&pair_writers, 1);
 	return NULL;
 }
 
-static void test_seqcount_alone(void)
+static void test_latch_alone(void)
 {
 	pthread_t spin, try_;
 	unsigned long busy = 0, reads = 0, torn_pairs = 0;
 	uint32_t start, lo, hi, end;
+	unsigned c;
 
-	ibk_seqcount_init(&pair_seq, 0);
-	atomic_store(&pair_lo, 0);
-	atomic_store(&pair_hi, 1);
+	ibk_latch_init(&pair_latch, 0);
+	for (c = 0; c < 2; c++) {
+		atomic_store(&pair[c].lo, 0);
+		atomic_store(&pair[c].hi, 1);
+	}
 	atomic_store(&pair_writers, 2);
 	pthread_create(&spin, NULL, pair_spinner, NULL);
 	pthread_create(&try_, NULL, pair_trier, &busy);
 	atomic_store(&pair_go, 1);
 	while (atomic_load(&pair_writers) > 0) {
 		do {
-			start = ibk_seqcount_read_begin(&pair_seq);
-			lo = atomic_load_explicit(&pair_lo,
+			start = ibk_latch_read_begin(&pair_latch);
+			c = ibk_latch_copy(start);
+			lo = atomic_load_explicit(&pair[c].lo,
 						  memory_order_relaxed);
-			hi = atomic_load_explicit(&pair_hi,
+			hi = atomic_load_explicit(&pair[c].hi,
 						  memory_order_relaxed);
-		} while (ibk_seqcount_read_retry(&pair_seq, start));
+		} while (ibk_latch_read_retry(&pair_latch, start));
 		torn_pairs += hi != 3 * lo + 1;
 		reads++;
 	}
 	pthread_join(spin, NULL);
 	pthread_join(try_, NULL);
-	end = ibk_seqcount_read_begin(&pair_seq);
-	tap_diag("seqcount alone: %lu pair reads, %lu torn, %lu IBK_EBUSY "
+	end = ibk_latch_read_begin(&pair_latch);
+	tap_diag("latch alone: %lu pair reads, %lu torn, %lu IBK_EBUSY "
 		 "from try-begin", reads, torn_pairs, busy);
-	tap_ok(torn_pairs == 0, "seqcount alone: no reader saw a torn pair");
-	tap_ok(atomic_load(&pair_lo) == 2 * PAIR_UPDATES &&
+	tap_ok(torn_pairs == 0, "latch alone: no reader saw a torn pair");
+	tap_ok(atomic_load(&pair[0].lo) == 2 * PAIR_UPDATES &&
+	       atomic_load(&pair[1].lo) == 2 * PAIR_UPDATES &&
 	       end == 4 * PAIR_UPDATES,
-	       "seqcount alone: two writers, no lost update (%u of %lu), "
-	       "count %u", atomic_load(&pair_lo), 2 * PAIR_UPDATES, end);
+	       "latch alone: two writers, no lost update (%u of %lu), "
+	       "count %u", atomic_load(&pair[0].lo), 2 * PAIR_UPDATES, end);
 }
 
 /* ------------------------------------------------------------------------
@@ -908,7 +923,7 @@ static void test_counters(void)
 int main(void)
 {
 	test_torn_reads();
-	test_seqcount_alone();
+	test_latch_alone();
 	test_counters();
 	return tap_done();
 }
