@@ -123,6 +123,33 @@ static inline int base_cache_get(struct base_pkey_cache *c, size_t index,
 	return ret;
 }
 
+/* Find by value as the kernel's ib_find_cached_pkey(): rdlock, scan the
+ * table (base_pkey_find()), unlock. */
+static inline int base_cache_find(struct base_pkey_cache *c, uint16_t pkey)
+{
+	int index;
+
+	pthread_rwlock_rdlock(&c->lock);
+	index = base_pkey_find(c->table, c->len, pkey);
+	pthread_rwlock_unlock(&c->lock);
+	return index;
+}
+
+/* One entry changed: wrlock, bounds check, store, unlock. */
+static inline int base_cache_set(struct base_pkey_cache *c, size_t index,
+				 uint16_t pkey)
+{
+	int ret = -1;
+
+	pthread_rwlock_wrlock(&c->lock);
+	if (index < c->len) {
+		c->table[index] = pkey;
+		ret = 0;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
 /* Refill after a change event: wrlock, copy the new table in, unlock. */
 static inline void base_cache_refill(struct base_pkey_cache *c,
 				     const uint16_t *table, size_t len)

@@ -9,20 +9,51 @@
  * per case (median ns per operation over N samples of about MS each, lower
  * is better; for the threaded cases ns per read per thread), a summary
  * with speedups, and a MET/MISSED line per DESIGN.md performance target.
+ * A latency case (read_latency) prints one row per kind of read and
+ * statistic instead: read_latency_max, _max_nocsw, _p9999, _p99, _median,
+ * in ns for one read; its reads per side scale with N and MS.
  * --json writes the rows as a JSON list. Exits 1 if a case's library and
  * baseline disagree on its inputs (its figures would compare nothing).
  */
 #include "bench.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct row {
 	const struct bench_case *c;
-	struct bench_result r;
+	char name[64];
+	const char *base_name;
+	struct bench_result r;		/* a latency row: its statistic (x3) */
+	const char *stat;		/* a latency row's statistic, else NULL */
+	bool first;			/* first row of its case or kind */
+	struct bench_latency lib_lat;	/* a latency row's distributions */
+	struct bench_latency base_lat;
 	char note[192];
 };
+
+/* The rows of a latency case, per kind of read, in this order. */
+static const struct {
+	const char *name;
+	size_t offset;
+} lat_stats[] = {
+	{ "max", offsetof(struct bench_latency, max_ns) },
+	{ "max_nocsw", offsetof(struct bench_latency, max_nocsw_ns) },
+	{ "p9999", offsetof(struct bench_latency, p9999_ns) },
+	{ "p99", offsetof(struct bench_latency, p99_ns) },
+	{ "median", offsetof(struct bench_latency, median_ns) },
+};
+
+#define LAT_NSTATS (sizeof(lat_stats) / sizeof(lat_stats[0]))
+
+/* Rows a case can fill. */
+static size_t case_rows(const struct bench_case *c)
+{
+	return c->latency ? BENCH_LATENCY_KINDS * LAT_NSTATS : 1;
+}
 
 static void print_machine(void)
 {
@@ -60,10 +91,34 @@ static double total_mreads(const struct row *w, double ns)
 	return 1e3 * w->c->threads / ns;
 }
 
+/* Where a latency row's distributions came from, one line per side. */
+static void print_latency(const char *side, const struct bench_latency *l)
+{
+	printf("    %s: %llu reads in %.2f s, writer %llu refills; ", side,
+	       (unsigned long long)l->reads, l->seconds,
+	       (unsigned long long)l->writes);
+	if (!strcmp(side, "lib"))
+		printf("%llu reads retried (%llu retries); ",
+		       (unsigned long long)l->retried,
+		       (unsigned long long)l->retries);
+	printf("switched out %llu times, slept %llu\n",
+	       (unsigned long long)l->nivcsw, (unsigned long long)l->nvcsw);
+}
+
 static void print_row(const struct row *w)
 {
-	printf("case=%s lib_ns=%.3f base=%s base_ns=%.3f\n", w->c->name,
-	       w->r.lib.median_ns, w->c->base_name, w->r.base.median_ns);
+	printf("case=%s lib_ns=%.3f base=%s base_ns=%.3f\n", w->name,
+	       w->r.lib.median_ns, w->base_name, w->r.base.median_ns);
+	if (w->stat) {
+		if (w->first) {
+			print_latency("lib", &w->lib_lat);
+			print_latency("base", &w->base_lat);
+		}
+		if (w->note[0])
+			printf("    %s\n", w->note);
+		fflush(stdout);
+		return;
+	}
 	printf("    spread over samples: lib %.3f..%.3f, base %.3f..%.3f ns\n",
 	       w->r.lib.min_ns, w->r.lib.max_ns, w->r.base.min_ns,
 	       w->r.base.max_ns);
@@ -77,19 +132,66 @@ static void print_row(const struct row *w)
 	fflush(stdout);
 }
 
-static int run_case(const struct bench_case *c, const struct bench_opts *o,
-		    struct row *w)
+/* One row per kind of read and statistic; returns how many. */
+static size_t latency_rows(const struct bench_case *c,
+			   const struct bench_latency_kind *kinds,
+			   unsigned nkinds, struct row *w)
 {
+	size_t n = 0;
+	unsigned k, s;
+
+	for (k = 0; k < nkinds; k++) {
+		for (s = 0; s < LAT_NSTATS; s++, n++) {
+			const char *lib = (const char *)&kinds[k].lib;
+			const char *base = (const char *)&kinds[k].base;
+			double v;
+
+			w[n].c = c;
+			snprintf(w[n].name, sizeof(w[n].name), "%s%s_%s",
+				 c->name, kinds[k].suffix, lat_stats[s].name);
+			w[n].base_name = kinds[k].base_name;
+			w[n].stat = lat_stats[s].name;
+			w[n].first = s == 0;
+			w[n].lib_lat = kinds[k].lib;
+			w[n].base_lat = kinds[k].base;
+			memcpy(&v, lib + lat_stats[s].offset, sizeof(v));
+			w[n].r.lib.median_ns = w[n].r.lib.min_ns =
+				w[n].r.lib.max_ns = v;
+			memcpy(&v, base + lat_stats[s].offset, sizeof(v));
+			w[n].r.base.median_ns = w[n].r.base.min_ns =
+				w[n].r.base.max_ns = v;
+			w[n].note[0] = '\0';
+		}
+	}
+	return n;
+}
+
+/* Runs case @c into rows @w (case_rows(c) of them at most); sets *@n to
+ * the rows filled. Returns 0, or -1 if library and baseline disagree. */
+static int run_case(const struct bench_case *c, const struct bench_opts *o,
+		    struct row *w, size_t *n)
+{
+	struct bench_latency_kind kinds[BENCH_LATENCY_KINDS];
 	void *ctx = c->setup(c);
 	int err = c->check(ctx);
 
-	w->c = c;
-	w->note[0] = '\0';
+	*n = 0;
 	if (err) {
 		printf("case=%s ERROR: library and %s baseline disagree\n",
 		       c->name, c->base_name);
+	} else if (c->latency) {
+		*n = latency_rows(c, kinds, c->latency(ctx, o, kinds), w);
 	} else {
+		w->c = c;
+		snprintf(w->name, sizeof(w->name), "%s", c->name);
+		w->base_name = c->base_name;
+		w->stat = NULL;
+		w->first = true;
 		bench_measure(c, ctx, o, &w->r);
+		*n = 1;
+	}
+	if (*n) {
+		w->note[0] = '\0';
 		if (c->note)
 			c->note(ctx, w->note, sizeof(w->note));
 	}
@@ -101,15 +203,18 @@ static void print_summary(const struct row *rows, size_t n)
 {
 	size_t i;
 
-	printf("\n%-24s %12s %12s %9s  %s\n", "case", "lib ns/op",
+	printf("\n%-28s %12s %12s %9s  %s\n", "case", "lib ns/op",
 	       "base ns/op", "speedup", "baseline");
 	for (i = 0; i < n; i++)
-		printf("%-24s %12.3f %12.3f %8.2fx  %s\n", rows[i].c->name,
+		printf("%-28s %12.3f %12.3f %8.2fx  %s\n", rows[i].name,
 		       rows[i].r.lib.median_ns, rows[i].r.base.median_ns,
-		       speedup(&rows[i]), rows[i].c->base_name);
+		       speedup(&rows[i]), rows[i].base_name);
+	printf("(read_latency_* rows: ns for one read, not per operation)\n");
 	printf("\ninputs:\n");
 	for (i = 0; i < n; i++)
-		printf("  %-22s %s\n", rows[i].c->name, rows[i].c->inputs);
+		if (!i || rows[i].c != rows[i - 1].c)
+			printf("  %-22s %s\n", rows[i].c->name,
+			       rows[i].c->inputs);
 }
 
 /* ------------------------------------------------------------------------
@@ -120,6 +225,7 @@ enum target_kind {
 	TARGET_LIB_NS_AT_MOST,		/* lib ns/op of one case */
 	TARGET_SPEEDUP_AT_LEAST,	/* base / lib of one case */
 	TARGET_LIB_RATIO_AT_MOST,	/* lib ns/op of one case over another */
+	TARGET_WORST_READ_AT_MOST,	/* lib's worst of two latency rows */
 };
 
 struct target {
@@ -143,6 +249,13 @@ static const struct target targets[] = {
 	  TARGET_SPEEDUP_AT_LEAST, "cached_read_2t", NULL, 5.0 },
 	{ "ref_check <= 1 ns",
 	  TARGET_LIB_NS_AT_MOST, "ref_check", NULL, 1.0 },
+	{ "worst read <= 2 us under back-to-back 65536-entry refills",
+	  TARGET_WORST_READ_AT_MOST, "read_latency_max",
+	  "read_latency_find_max", 2000.0 },
+	{ "worst read <= 2 us under back-to-back 65536-entry refills, "
+	  "not counting batches of reads the OS switched out",
+	  TARGET_WORST_READ_AT_MOST, "read_latency_max_nocsw",
+	  "read_latency_find_max_nocsw", 2000.0 },
 };
 
 static const struct row *find_row(const struct row *rows, size_t n,
@@ -151,9 +264,43 @@ static const struct row *find_row(const struct row *rows, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(rows[i].c->name, name))
+		if (!strcmp(rows[i].name, name))
 			return &rows[i];
 	return NULL;
+}
+
+/* The library's worst read: the get's and the find's, with the tail, the
+ * rwlock's worst and the empty timed region's worst beside it. */
+static void print_worst_read(const struct target *t, const struct row *a,
+			     const struct row *b, const struct row *rows,
+			     size_t n)
+{
+	const struct row *p_get = find_row(rows, n, "read_latency_p9999");
+	const struct row *p_find = find_row(rows, n,
+					    "read_latency_find_p9999");
+	const struct row *empty;
+	char name[64];
+	double v = a->r.lib.median_ns > b->r.lib.median_ns ?
+		   a->r.lib.median_ns : b->r.lib.median_ns;
+	int met = v <= t->limit;
+
+	snprintf(name, sizeof(name), "read_latency_floor_%s", a->stat);
+	empty = find_row(rows, n, name);
+	printf("target %s: %s (%.3f us: get %.3f, find %.3f us over %llu + "
+	       "%llu reads", t->what, met ? "MET" : "MISSED", v / 1e3,
+	       a->r.lib.median_ns / 1e3, b->r.lib.median_ns / 1e3,
+	       (unsigned long long)a->lib_lat.reads,
+	       (unsigned long long)b->lib_lat.reads);
+	if (p_get && p_find)
+		printf("; p99.99 get %.3f, find %.3f us",
+		       p_get->r.lib.median_ns / 1e3,
+		       p_find->r.lib.median_ns / 1e3);
+	printf("; %s get worst %.1f us", a->base_name,
+	       a->r.base.median_ns / 1e3);
+	if (empty)
+		printf("; empty timed region worst %.3f us",
+		       empty->r.lib.median_ns / 1e3);
+	printf(")\n");
 }
 
 static void print_target(const struct target *t, const struct row *rows,
@@ -190,6 +337,9 @@ static void print_target(const struct target *t, const struct row *rows,
 		       met ? "MET" : "MISSED", v, a->r.lib.median_ns,
 		       b->r.lib.median_ns);
 		break;
+	case TARGET_WORST_READ_AT_MOST:
+		print_worst_read(t, a, b, rows, n);
+		break;
 	}
 }
 
@@ -217,14 +367,29 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_row(FILE *f, const struct row *w, const struct bench_opts *o)
+/* A latency row's side: how many reads, and what else happened. */
+static void json_latency(FILE *f, const char *side,
+			 const struct bench_latency *l)
 {
-	fputs("  {\"case\": ", f);
-	json_string(f, w->c->name);
-	fprintf(f, ", \"lib_ns\": %.4f, \"base\": ", w->r.lib.median_ns);
-	json_string(f, w->c->base_name);
-	fprintf(f, ", \"base_ns\": %.4f, \"speedup\": %.3f", w->r.base.median_ns,
-		speedup(w));
+	fprintf(f, ", \"%s_reads\": %llu, \"%s_seconds\": %.3f, "
+		"\"%s_writes\": %llu, \"%s_nocsw_reads\": %llu, "
+		"\"%s_nivcsw\": %llu, \"%s_nvcsw\": %llu", side,
+		(unsigned long long)l->reads, side, l->seconds, side,
+		(unsigned long long)l->writes, side,
+		(unsigned long long)l->nocsw_reads, side,
+		(unsigned long long)l->nivcsw, side,
+		(unsigned long long)l->nvcsw);
+	if (!strcmp(side, "lib"))
+		fprintf(f, ", \"lib_retried_reads\": %llu, "
+			"\"lib_retries\": %llu",
+			(unsigned long long)l->retried,
+			(unsigned long long)l->retries);
+}
+
+/* What an ns/op row adds: the spread, and reads/s for threaded cases. */
+static void json_samples(FILE *f, const struct row *w,
+			 const struct bench_opts *o)
+{
 	fprintf(f, ", \"lib_ns_min\": %.4f, \"lib_ns_max\": %.4f",
 		w->r.lib.min_ns, w->r.lib.max_ns);
 	fprintf(f, ", \"base_ns_min\": %.4f, \"base_ns_max\": %.4f",
@@ -235,6 +400,26 @@ static void json_row(FILE *f, const struct row *w, const struct bench_opts *o)
 			"\"base_mreads_per_s\": %.2f", w->c->threads,
 			total_mreads(w, w->r.lib.median_ns),
 			total_mreads(w, w->r.base.median_ns));
+}
+
+/* One row as a JSON object. */
+static void json_row(FILE *f, const struct row *w, const struct bench_opts *o)
+{
+	fputs("  {\"case\": ", f);
+	json_string(f, w->name);
+	fprintf(f, ", \"lib_ns\": %.4f, \"base\": ", w->r.lib.median_ns);
+	json_string(f, w->base_name);
+	fprintf(f, ", \"base_ns\": %.4f, \"speedup\": %.3f", w->r.base.median_ns,
+		speedup(w));
+	if (w->stat) {
+		fputs(", \"stat\": ", f);
+		json_string(f, w->stat);
+		fputs(", \"unit\": \"ns for one read\"", f);
+		json_latency(f, "lib", &w->lib_lat);
+		json_latency(f, "base", &w->base_lat);
+	} else {
+		json_samples(f, w, o);
+	}
 	fputs(", \"inputs\": ", f);
 	json_string(f, w->c->inputs);
 	if (w->note[0]) {
@@ -289,7 +474,7 @@ int main(int argc, char **argv)
 	struct bench_opts opts = { 11, 30e6 };
 	const char *json = NULL;
 	struct row *rows;
-	size_t i, n = 0;
+	size_t i, n = 0, max_rows = 0, got;
 	int errors = 0, a;
 
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
@@ -313,17 +498,18 @@ int main(int argc, char **argv)
 	print_machine();
 	printf("%u samples of ~%.0f ms per side, lib and base alternating; "
 	       "figures are medians\n\n", opts.samples, opts.sample_ns / 1e6);
-	rows = bench_alloc(bench_case_count() * sizeof(*rows));
+	for (i = 0; i < bench_case_count(); i++)
+		max_rows += case_rows(bench_case_at(i));
+	rows = bench_alloc(max_rows * sizeof(*rows));
 	for (i = 0; i < bench_case_count(); i++) {
 		const struct bench_case *c = bench_case_at(i);
 
 		if (!is_selected(c->name, argv + a, argc - a))
 			continue;
-		if (run_case(c, &opts, &rows[n])) {
+		if (run_case(c, &opts, &rows[n], &got))
 			errors++;
-			continue;
-		}
-		print_row(&rows[n++]);
+		for (; got; got--)
+			print_row(&rows[n++]);
 	}
 	print_summary(rows, n);
 	print_targets(rows, n);

@@ -18,6 +18,9 @@
 
 typedef uint64_t (*bench_run_fn)(void *ctx, uint64_t iters);
 
+struct bench_opts;
+struct bench_latency_kind;
+
 struct bench_case {
 	const char *name;
 	const char *base_name;		/* short token naming the baseline */
@@ -33,12 +36,53 @@ struct bench_case {
 	int (*check)(void *ctx);
 	/* optional: a line about what ran (writer rate...) after the timing */
 	void (*note)(void *ctx, char *buf, size_t len);
+	/*
+	 * A latency case instead (lib and base NULL): times single operations
+	 * one by one, fills up to BENCH_LATENCY_KINDS kinds of read, library
+	 * beside baseline, and returns how many.
+	 */
+	unsigned (*latency)(void *ctx, const struct bench_opts *opts,
+			    struct bench_latency_kind *kinds);
 };
+
+/*
+ * One side's latency distribution: every operation timed on its own, in
+ * ns. Batches of reads in which the OS switched the reader out
+ * involuntarily (getrusage's ru_nivcsw moved) are left out of max_nocsw_ns
+ * only; every other figure counts every read.
+ */
+struct bench_latency {
+	uint64_t reads;			/* operations timed */
+	double median_ns;
+	double p99_ns;
+	double p9999_ns;
+	double max_ns;
+	double max_nocsw_ns;		/* max over batches not switched out */
+	uint64_t nocsw_reads;		/* reads in those batches */
+	uint64_t nivcsw;		/* involuntary context switches */
+	uint64_t nvcsw;			/* voluntary ones: the reader slept */
+	uint64_t retried;		/* reads that redid their read section */
+	uint64_t retries;		/* read sections redone */
+	uint64_t writes;		/* the writer's updates meanwhile */
+	double seconds;			/* spent reading */
+};
+
+/* One kind of read a latency case times, library beside baseline. */
+struct bench_latency_kind {
+	const char *suffix;		/* rows: case name, suffix, _max... */
+	const char *base_name;
+	struct bench_latency lib;
+	struct bench_latency base;
+};
+
+#define BENCH_LATENCY_KINDS 4
 
 extern const struct bench_case bench_keys_cases[];
 extern const size_t bench_keys_ncases;
 extern const struct bench_case bench_tables_cases[];
 extern const size_t bench_tables_ncases;
+extern const struct bench_case bench_latch_cases[];
+extern const size_t bench_latch_ncases;
 
 /* The case called name, from either list; NULL if there is none. */
 const struct bench_case *bench_case_lookup(const char *name);

@@ -6,8 +6,8 @@
  * process start-up, page faults and input set-up in the intercept.
  *
  * N is rounded down to whole iterations of the case (32 packets for a
- * burst). Threaded cases are not offered: their reader threads and writer
- * are timed by the in-process harness only.
+ * burst). Threaded and latency cases are not offered: their reader
+ * threads and writers are timed by the in-process harness only.
  */
 #include "bench.h"
 
@@ -20,7 +20,7 @@ static int usage(void)
 
 	fprintf(stderr, "usage: ibk-bench-proc CASE lib|base N\ncases:");
 	for (i = 0; i < bench_case_count(); i++)
-		if (!bench_case_at(i)->threads)
+		if (!bench_case_at(i)->threads && !bench_case_at(i)->latency)
 			fprintf(stderr, " %s", bench_case_at(i)->name);
 	fputc('\n', stderr);
 	return 2;
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return usage();
 	c = bench_case_lookup(argv[1]);
-	if (!c || c->threads)
+	if (!c || c->threads || c->latency)
 		return usage();
 	if (!strcmp(argv[2], "lib"))
 		fn = c->lib;

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cases_latch.c - what the latch costs and buys in a 65536-entry P_Key
+ * table, beside a pthread_rwlock cache of the same table:
+ *
+ *   read_latency  single reads (get, find), each timed on its own, while a
+ *                 writer refills the whole table back to back: the worst
+ *                 read and the tail, not ns/op
+ *   refill_65536  the writer's cost of one full refill (both copies)
+ *   set_one       the writer's cost of one entry set (both copies)
+ *
+ * This file counts the latch's read retries (IBK_LATCH_RETRY_HOOK) and is
+ * the only one that does: the other cases' reads stay as users build them.
+ */
+#include "bench.h"
+#include "baseline.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Read sections this thread redid: each reader reports its own. */
+static _Thread_local uint64_t latch_retries;
+#define IBK_LATCH_RETRY_HOOK() ((void)latch_retries++)
+
+#include "ib_tables.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define LAT_TSC 1
+#endif
+
+#define LATCH_LEN 65536		/* entries: the largest table there is */
+#define LATCH_INPUTS 65536	/* random indexes and keys, walked in order */
+#define CHECKED_INPUTS 1024	/* lib == base checked on these */
+
+/* ------------------------------------------------------------------------
+ * The tables: the latch's and the rwlock cache, both 65536 entries
+ * ------------------------------------------------------------------------ */
+
+struct latch {
+	struct ibk_pkey_table t;	/* first: 64-byte aligned */
+	_Alignas(64) struct base_pkey_cache cache;	/* own cache line */
+	struct ibk_pkey_cell *cells;
+	struct ibk_hash_slot *slots;
+	ibk_pkey_t *contents[2];	/* what writers refill, in turn */
+	uint32_t *index;		/* LATCH_INPUTS random indexes */
+	ibk_pkey_t *keys;		/* LATCH_INPUTS random valid keys */
+	uint64_t sets[2];		/* set_one: sets done, lib and base */
+	int cpu[2];			/* reader's and writer's CPU, or -1 */
+};
+
+/* The bench has nothing to fall back to: says what failed and exits. */
+static void latch_fail(const char *what)
+{
+	fprintf(stderr, "bench: %s\n", what);
+	exit(2);
+}
+
+/* The first two CPUs this process may run on, into cpu[]; -1 for none
+ * (fewer than two: nothing is pinned). */
+static void latch_cpus(int cpu[2])
+{
+	cpu_set_t set;
+	int i, n = 0;
+
+	cpu[0] = cpu[1] = -1;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (CPU_ISSET(i, &set))
+			cpu[n++] = i;
+	if (n < 2)
+		cpu[0] = cpu[1] = -1;
+}
+
+/*
+ * Both tables hold contents[0]: random valid keys (every base about twice,
+ * random membership). The rwlock is writer-preferring, as in cached_read_*
+ * (the kernel's rwlock lets a waiting writer in ahead of new readers).
+ */
+static void *latch_setup(const struct bench_case *c)
+{
+	struct latch *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0060 };
+	pthread_rwlockattr_t attr;
+	uint32_t i;
+
+	(void)c;
+	k->cells = bench_alloc(IBK_PKEY_CELLS(LATCH_LEN) * sizeof(*k->cells));
+	k->slots = bench_alloc(IBK_PKEY_HASH_SLOTS(LATCH_LEN) *
+			       sizeof(*k->slots));
+	k->index = bench_alloc(LATCH_INPUTS * sizeof(*k->index));
+	k->keys = bench_alloc(LATCH_INPUTS * sizeof(*k->keys));
+	for (i = 0; i < 2; i++) {
+		uint32_t j;
+
+		k->contents[i] = bench_alloc(LATCH_LEN * sizeof(ibk_pkey_t));
+		for (j = 0; j < LATCH_LEN; j++)
+			k->contents[i][j] = bench_random_pkey(&r);
+	}
+	for (i = 0; i < LATCH_INPUTS; i++) {
+		k->index[i] = bench_rng_below(&r, LATCH_LEN);
+		k->keys[i] = bench_random_pkey(&r);
+	}
+	if (ibk_pkey_table_init(&k->t, k->cells, LATCH_LEN, k->slots,
+				IBK_PKEY_HASH_SLOTS(LATCH_LEN)) ||
+	    ibk_pkey_table_refill(&k->t, k->contents[0], LATCH_LEN) ||
+	    ibk_pkey_table_set_state(&k->t, IBK_PORT_ACTIVE))
+		latch_fail("cannot set up a 65536-entry P_Key table");
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&k->cache.lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	k->cache.table = bench_alloc(LATCH_LEN * sizeof(uint16_t));
+	base_cache_refill(&k->cache, k->contents[0], LATCH_LEN);
+	latch_cpus(k->cpu);
+	return k;
+}
+
+/* Frees what latch_setup() allocated. */
+static void latch_teardown(void *ctx)
+{
+	struct latch *k = ctx;
+
+	pthread_rwlock_destroy(&k->cache.lock);
+	free(k->cache.table);
+	free(k->cells);
+	free(k->slots);
+	free(k->contents[0]);
+	free(k->contents[1]);
+	free(k->index);
+	free(k->keys);
+	free(k);
+}
+
+/* Both tables give the same entry at every index. */
+static int latch_same_tables(struct latch *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < LATCH_LEN; i++) {
+		ibk_pkey_t lib = 0;
+		uint16_t base = 0;
+
+		if (ibk_pkey_table_get(&k->t, i, &lib) ||
+		    base_cache_get(&k->cache, i, &base) || lib != base)
+			return -1;
+	}
+	return 0;
+}
+
+/* A find's index from the library and the baseline agree: the same index,
+ * or IBK_ENOENT where the baseline found nothing. */
+static bool latch_same_find(int lib, int base)
+{
+	return lib == base || (lib == IBK_ENOENT && base < 0);
+}
+
+/* ------------------------------------------------------------------------
+ * The reader's clock
+ *
+ * Each read is timed alone, so the clock must cost little and be steady:
+ * on x86 the TSC, read with lfence on both sides so that the read cannot
+ * leak out of the timed region, at a rate calibrated against
+ * CLOCK_MONOTONIC, where the CPU says it ticks at a constant rate across
+ * power states; elsewhere CLOCK_MONOTONIC itself (a vDSO call).
+ * ------------------------------------------------------------------------ */
+
+static bool lat_use_tsc;
+static double lat_ticks_per_ns = 1.0;
+static double lat_step_ns;		/* the smallest step the clock makes */
+
+#ifdef LAT_TSC
+/* The CPU's flags promise an invariant TSC: constant_tsc and nonstop_tsc. */
+static bool lat_tsc_invariant(void)
+{
+	static char line[16384];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	bool ok = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "flags", 5)) {
+			ok = strstr(line, " constant_tsc") &&
+			     strstr(line, " nonstop_tsc");
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ok;
+}
+#endif
+
+/* Now, in clock ticks. */
+static inline uint64_t lat_ticks(void)
+{
+#ifdef LAT_TSC
+	if (lat_use_tsc) {
+		uint64_t t;
+
+		_mm_lfence();
+		t = __rdtsc();
+		_mm_lfence();
+		return t;
+	}
+#endif
+	return bench_now_ns();
+}
+
+/* Greatest common divisor; gcd(a, 0) = a. */
+static uint64_t lat_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/*
+ * Picks the clock and, for the TSC, measures its rate over 50 ms; then the
+ * step it moves in, the greatest common divisor of the gaps between
+ * consecutive reads, which is not always one tick (AMD's TSC moves every
+ * 10 ns, by 10 ns of ticks): no figure is finer than that.
+ */
+static void lat_clock_init(void)
+{
+	uint64_t t0, t1, step = 0;
+	unsigned i;
+#ifdef LAT_TSC
+	struct timespec pause = { 0, 50000000 };
+	uint64_t ns0, ns1;
+
+	if (!lat_use_tsc && lat_tsc_invariant()) {
+		ns0 = bench_now_ns();
+		t0 = __rdtsc();
+		nanosleep(&pause, NULL);
+		t1 = __rdtsc();
+		ns1 = bench_now_ns();
+		lat_ticks_per_ns = (double)(t1 - t0) / (double)(ns1 - ns0);
+		lat_use_tsc = true;
+	}
+#endif
+	for (i = 0; i < 1000; i++) {
+		t0 = lat_ticks();
+		t1 = lat_ticks();
+		step = lat_gcd(t1 - t0, step);
+	}
+	lat_step_ns = (double)step / lat_ticks_per_ns;
+}
+
+/* ------------------------------------------------------------------------
+ * Writers: refill the whole table back to back, no pause in between
+ * ------------------------------------------------------------------------ */
+
+typedef void (*latch_refill_fn)(struct latch *k, const ibk_pkey_t *keys);
+
+/* One full refill of the latch's table: both copies. */
+static void latch_refill_lib(struct latch *k, const ibk_pkey_t *keys)
+{
+	if (ibk_pkey_table_refill(&k->t, keys, LATCH_LEN))
+		latch_fail("P_Key refill failed");
+}
+
+/* One full refill of the rwlock cache: a memcpy under the write lock. */
+static void latch_refill_base(struct latch *k, const ibk_pkey_t *keys)
+{
+	base_cache_refill(&k->cache, keys, LATCH_LEN);
+}
+
+/* A writer thread and how many refills it has completed. */
+struct latch_writer {
+	pthread_t thread;
+	struct latch *k;
+	latch_refill_fn refill;
+	atomic_uint_fast64_t refills;
+	atomic_bool stop;
+};
+
+/* Refills with the two contents in turn until told to stop. */
+static void *latch_writer_main(void *arg)
+{
+	struct latch_writer *w = arg;
+	uint64_t n = 0;
+
+	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
+		w->refill(w->k, w->k->contents[n & 1]);
+		atomic_store_explicit(&w->refills, ++n, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* Starts @fn on @cpu (-1: anywhere; so too if pinning is refused). */
+static void latch_spawn(pthread_t *thread, void *(*fn)(void *), void *arg,
+			int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	pthread_attr_init(&attr);
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	err = pthread_create(thread, &attr, fn, arg);
+	if (err && cpu >= 0)
+		err = pthread_create(thread, NULL, fn, arg);
+	pthread_attr_destroy(&attr);
+	if (err)
+		latch_fail("cannot start a thread");
+}
+
+/* ------------------------------------------------------------------------
+ * read_latency: single reads, each timed alone, under a back-to-back writer
+ *
+ * What one read's figure holds: the read itself (an indirect call, the
+ * read section, a retry if the latch moved under it; for the rwlock, the
+ * lock and any wait for the writer), the clock's own cost (the _floor rows
+ * time an empty call the same way), and whatever the machine did to the
+ * reader meanwhile: an interrupt on its CPU, or the OS switching it out,
+ * lands in the max. Batches of reads in which getrusage() saw an
+ * involuntary context switch of the reader are left out of the
+ * max_nocsw rows only; interrupts that switch nothing stay in, and so do
+ * voluntary switches (an rwlock reader sleeping on the lock is the
+ * baseline's cost, not the machine's).
+ *
+ * Pinned: the reader on one CPU, the writer on another, when the process
+ * may use two. Unpinned, the scheduler may migrate the reader mid-read or
+ * stack it on the writer's CPU for a while; pinned, what is left in the
+ * max is the machine's doing on the reader's own CPU, which the _floor
+ * rows show. Reads run in LAT_ROUNDS rounds, library and baseline in
+ * turn, each round with a fresh writer on the reader's table only.
+ * ------------------------------------------------------------------------ */
+
+#define LAT_BATCH 1024			/* reads between getrusage() calls */
+#define LAT_ROUNDS 4
+#define LAT_READS_PER_SAMPLE 200000	/* reads per side: samples * this */
+#define LAT_BUDGET_PER_SAMPLE 10	/* time bound: samples * ms * this */
+
+/* The reads, called through a pointer: the @i-th read of a run. */
+typedef uint64_t (*lat_read_fn)(struct latch *k, uint32_t i);
+
+/* The latch's get of a random index. */
+__attribute__((noinline))
+static uint64_t lat_lib_get(struct latch *k, uint32_t i)
+{
+	ibk_pkey_t pkey = 0;
+
+	return (uint64_t)ibk_pkey_table_get(&k->t,
+			k->index[i % LATCH_INPUTS], &pkey) + pkey;
+}
+
+/* The rwlock cache's get: rdlock, read, unlock. */
+__attribute__((noinline))
+static uint64_t lat_base_get(struct latch *k, uint32_t i)
+{
+	uint16_t pkey = 0;
+
+	return (uint64_t)base_cache_get(&k->cache,
+			k->index[i % LATCH_INPUTS], &pkey) + pkey;
+}
+
+/* The latch's find of a random valid key (one hash probe run). */
+__attribute__((noinline))
+static uint64_t lat_lib_find(struct latch *k, uint32_t i)
+{
+	return (uint64_t)ibk_pkey_table_find(&k->t, k->keys[i % LATCH_INPUTS],
+					     NULL);
+}
+
+/* The rwlock cache's find: rdlock, linear scan, unlock. */
+__attribute__((noinline))
+static uint64_t lat_base_find(struct latch *k, uint32_t i)
+{
+	return (uint64_t)base_cache_find(&k->cache,
+					 k->keys[i % LATCH_INPUTS]);
+}
+
+/* The floor: the same timed call, reading nothing. */
+__attribute__((noinline))
+static uint64_t lat_nothing(struct latch *k, uint32_t i)
+{
+	(void)k;
+	BENCH_BARRIER();
+	return i;
+}
+
+/* One side of one kind of read, over all rounds. */
+struct lat_run {
+	struct latch *k;
+	lat_read_fn read;
+	latch_refill_fn refill;
+	uint32_t *ticks;		/* one per read */
+	uint64_t n;			/* reads done */
+	uint64_t until;			/* this round: stop at this many */
+	uint64_t deadline_ns;		/* or at this time */
+	uint64_t max_nocsw;		/* ticks */
+	uint64_t nocsw_reads;
+	uint64_t nivcsw, nvcsw;
+	uint64_t retried, retries;
+	uint64_t writes;
+	uint64_t read_ns;
+	uint64_t sum;
+};
+
+/* Times reads one by one, a batch at a time, until the round's count or
+ * deadline; getrusage() around each batch tells if the OS switched the
+ * reader out during it. */
+static void *lat_reader_main(void *arg)
+{
+	struct lat_run *r = arg;
+	uint64_t start = bench_now_ns(), now = start;
+	struct rusage ru0, ru1;
+
+	latch_retries = 0;
+	while (r->n < r->until && now < r->deadline_ns) {
+		uint64_t end = r->n + LAT_BATCH < r->until ?
+			       r->n + LAT_BATCH : r->until;
+		uint64_t batch_max = 0, batch = end - r->n;
+
+		getrusage(RUSAGE_THREAD, &ru0);
+		for (; r->n < end; r->n++) {
+			uint64_t before = latch_retries, t0, t1;
+
+			t0 = lat_ticks();
+			r->sum += r->read(r->k, (uint32_t)r->n);
+			t1 = lat_ticks();
+			t1 -= t0;
+			r->ticks[r->n] = t1 < UINT32_MAX ? (uint32_t)t1 :
+				UINT32_MAX;
+			batch_max = t1 > batch_max ? t1 : batch_max;
+			r->retried += latch_retries != before;
+		}
+		getrusage(RUSAGE_THREAD, &ru1);
+		r->nivcsw += (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
+		r->nvcsw += (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
+		if (ru1.ru_nivcsw == ru0.ru_nivcsw) {
+			r->nocsw_reads += batch;
+			if (batch_max > r->max_nocsw)
+				r->max_nocsw = batch_max;
+		}
+		now = bench_now_ns();
+	}
+	r->retries += latch_retries;
+	r->read_ns += now - start;
+	return NULL;
+}
+
+/* One round: a writer refilling back to back, and the reader until @until
+ * reads or @budget_ns. */
+static void lat_round(struct lat_run *r, uint64_t until, double budget_ns)
+{
+	struct latch *k = r->k;
+	struct latch_writer w = { .k = k, .refill = r->refill };
+	struct timespec poll = { 0, 100000 };
+	pthread_t reader;
+	uint64_t first;
+
+	latch_spawn(&w.thread, latch_writer_main, &w, k->cpu[1]);
+	while (atomic_load(&w.refills) == 0)
+		nanosleep(&poll, NULL);
+	r->until = until;
+	first = atomic_load(&w.refills);
+	r->deadline_ns = bench_now_ns() + (uint64_t)budget_ns;
+	latch_spawn(&reader, lat_reader_main, r, k->cpu[0]);
+	pthread_join(reader, NULL);
+	r->writes += atomic_load(&w.refills) - first;
+	atomic_store(&w.stop, true);
+	pthread_join(w.thread, NULL);
+}
+
+/* Sorts @a[0..@n-1], @tmp as long: LSD radix sort, two 16-bit digits. */
+static void lat_sort(uint32_t *a, uint32_t *tmp, uint64_t n)
+{
+	uint64_t *start = bench_alloc(65536 * sizeof(*start));
+	unsigned shift, d;
+	uint64_t i, sum;
+
+	for (shift = 0; shift < 32; shift += 16) {
+		memset(start, 0, 65536 * sizeof(*start));
+		for (i = 0; i < n; i++)
+			start[(a[i] >> shift) & 0xffff]++;
+		for (d = 0, sum = 0; d < 65536; d++) {
+			uint64_t count = start[d];
+
+			start[d] = sum;
+			sum += count;
+		}
+		for (i = 0; i < n; i++)
+			tmp[start[(a[i] >> shift) & 0xffff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(start);
+}
+
+/* The nearest-rank quantile @num / @den of the sorted @a[0..@n-1], in ns. */
+static double lat_quantile(const uint32_t *a, uint64_t n, uint64_t num,
+			   uint64_t den)
+{
+	uint64_t rank = (n * num + den - 1) / den;
+
+	return (double)a[rank ? rank - 1 : 0] / lat_ticks_per_ns;
+}
+
+/* A run's distribution in ns (sorts its ticks, @tmp as scratch). */
+static void lat_stats(struct lat_run *r, uint32_t *tmp,
+		      struct bench_latency *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reads = r->n;
+	out->nocsw_reads = r->nocsw_reads;
+	out->nivcsw = r->nivcsw;
+	out->nvcsw = r->nvcsw;
+	out->retried = r->retried;
+	out->retries = r->retries;
+	out->writes = r->writes;
+	out->seconds = (double)r->read_ns / 1e9;
+	out->max_nocsw_ns = (double)r->max_nocsw / lat_ticks_per_ns;
+	if (!r->n)
+		return;
+	lat_sort(r->ticks, tmp, r->n);
+	out->median_ns = lat_quantile(r->ticks, r->n, 1, 2);
+	out->p99_ns = lat_quantile(r->ticks, r->n, 99, 100);
+	out->p9999_ns = lat_quantile(r->ticks, r->n, 9999, 10000);
+	out->max_ns = (double)r->ticks[r->n - 1] / lat_ticks_per_ns;
+	bench_consume(r->sum);
+}
+
+/* A kind of read: its rows' suffix, the baseline's name, both reads. */
+struct lat_kind {
+	const char *suffix;
+	const char *base_name;
+	lat_read_fn lib, base;
+};
+
+static const struct lat_kind lat_kinds[] = {
+	{ "", "pthread_rwlock", lat_lib_get, lat_base_get },
+	{ "_find", "rwlock_scan", lat_lib_find, lat_base_find },
+	{ "_floor", "pthread_rwlock", lat_nothing, lat_nothing },
+};
+
+_Static_assert(sizeof(lat_kinds) / sizeof(lat_kinds[0]) <=
+	       BENCH_LATENCY_KINDS, "more kinds of read than rows for them");
+
+/*
+ * Per kind and side: up to samples * LAT_READS_PER_SAMPLE reads, or
+ * samples * sample length * LAT_BUDGET_PER_SAMPLE of reading, whichever
+ * ends first, in LAT_ROUNDS rounds that alternate which side goes first.
+ */
+static unsigned latch_latency(void *ctx, const struct bench_opts *o,
+			      struct bench_latency_kind *kinds)
+{
+	struct latch *k = ctx;
+	uint64_t reads = (uint64_t)o->samples * LAT_READS_PER_SAMPLE;
+	double budget = o->samples * o->sample_ns * LAT_BUDGET_PER_SAMPLE /
+			LAT_ROUNDS;
+	uint32_t *lib_ticks = bench_alloc(reads * sizeof(uint32_t));
+	uint32_t *base_ticks = bench_alloc(reads * sizeof(uint32_t));
+	uint32_t *tmp = bench_alloc(reads * sizeof(uint32_t));
+	unsigned n, round;
+
+	lat_clock_init();
+	for (n = 0; n < sizeof(lat_kinds) / sizeof(lat_kinds[0]); n++) {
+		struct lat_run lib = {
+			.k = k, .read = lat_kinds[n].lib,
+			.refill = latch_refill_lib, .ticks = lib_ticks,
+		};
+		struct lat_run base = {
+			.k = k, .read = lat_kinds[n].base,
+			.refill = latch_refill_base, .ticks = base_ticks,
+		};
+
+		for (round = 0; round < LAT_ROUNDS; round++) {
+			uint64_t until = reads * (round + 1) / LAT_ROUNDS;
+
+			lat_round(round & 1 ? &base : &lib, until, budget);
+			lat_round(round & 1 ? &lib : &base, until, budget);
+		}
+		kinds[n].suffix = lat_kinds[n].suffix;
+		kinds[n].base_name = lat_kinds[n].base_name;
+		lat_stats(&lib, tmp, &kinds[n].lib);
+		lat_stats(&base, tmp, &kinds[n].base);
+	}
+	free(lib_ticks);
+	free(base_ticks);
+	free(tmp);
+	return n;
+}
+
+/* Gets agree at every index; finds agree on the first keys. */
+static int latch_check(void *ctx)
+{
+	struct latch *k = ctx;
+	uint32_t i;
+
+	if (latch_same_tables(k))
+		return -1;
+	for (i = 0; i < CHECKED_INPUTS; i++)
+		if (!latch_same_find(ibk_pkey_table_find(&k->t, k->keys[i],
+							 NULL),
+				     base_cache_find(&k->cache, k->keys[i])))
+			return -1;
+	return 0;
+}
+
+/* Where the threads ran and what clock timed them. */
+static void latch_latency_note(void *ctx, char *buf, size_t len)
+{
+	struct latch *k = ctx;
+	char cpus[64] = "not pinned (one CPU)";
+
+	if (k->cpu[0] >= 0)
+		snprintf(cpus, sizeof(cpus), "reader pinned to CPU %d, "
+			 "writer to CPU %d", k->cpu[0], k->cpu[1]);
+	snprintf(buf, len, "%s; clock: %s at %.4f GHz, in steps of %.1f ns",
+		 cpus, lat_use_tsc ? "TSC (lfence, rdtsc, lfence)" :
+		 "CLOCK_MONOTONIC", lat_ticks_per_ns, lat_step_ns);
+}
+
+/* ------------------------------------------------------------------------
+ * refill_65536, set_one: what a writer pays
+ * ------------------------------------------------------------------------ */
+
+/* Refills back to back, the two contents in turn. */
+__attribute__((noinline))
+static uint64_t refill_lib(void *ctx, uint64_t iters)
+{
+	struct latch *k = ctx;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		latch_refill_lib(k, k->contents[i & 1]);
+		BENCH_BARRIER();
+	}
+	return iters;
+}
+
+/* The same for the rwlock cache. */
+__attribute__((noinline))
+static uint64_t refill_base(void *ctx, uint64_t iters)
+{
+	struct latch *k = ctx;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		latch_refill_base(k, k->contents[i & 1]);
+		BENCH_BARRIER();
+	}
+	return iters;
+}
+
+/* After the same refill, both tables hold the same entries. */
+static int refill_check(void *ctx)
+{
+	struct latch *k = ctx;
+
+	latch_refill_lib(k, k->contents[1]);
+	latch_refill_base(k, k->contents[1]);
+	return latch_same_tables(k);
+}
+
+/*
+ * The @n-th set of a side: both sides make the same sets in the same order,
+ * carrying on from one run to the next (a set that repeated the entry's
+ * value would cost nothing), and each pass over the indexes pairs them
+ * with other keys.
+ */
+static uint32_t set_index(const struct latch *k, uint64_t n)
+{
+	return k->index[n % LATCH_INPUTS];
+}
+
+static ibk_pkey_t set_key(const struct latch *k, uint64_t n)
+{
+	return k->keys[(n + n / LATCH_INPUTS) % LATCH_INPUTS];
+}
+
+/* The latch's next sets, one generation each. */
+__attribute__((noinline))
+static uint64_t set_lib(void *ctx, uint64_t iters)
+{
+	struct latch *k = ctx;
+	uint64_t sum = 0;
+	uint64_t i, n;
+
+	for (i = 0; i < iters; i++) {
+		n = k->sets[0]++;
+		sum += (uint64_t)ibk_pkey_table_set(&k->t, set_index(k, n),
+						    set_key(k, n));
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* The rwlock cache's next sets: wrlock, store, unlock. */
+__attribute__((noinline))
+static uint64_t set_base(void *ctx, uint64_t iters)
+{
+	struct latch *k = ctx;
+	uint64_t sum = 0;
+	uint64_t i, n;
+
+	for (i = 0; i < iters; i++) {
+		n = k->sets[1]++;
+		sum += (uint64_t)base_cache_set(&k->cache, set_index(k, n),
+						set_key(k, n));
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* The same sets leave the same entries, and finds agree after them. */
+static int set_check(void *ctx)
+{
+	struct latch *k = ctx;
+	uint32_t i;
+
+	set_lib(k, CHECKED_INPUTS);
+	set_base(k, CHECKED_INPUTS);
+	if (latch_same_tables(k))
+		return -1;
+	for (i = 0; i < CHECKED_INPUTS; i++)
+		if (!latch_same_find(ibk_pkey_table_find(&k->t, k->keys[i],
+							 NULL),
+				     base_cache_find(&k->cache, k->keys[i])))
+			return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The cases
+ * ------------------------------------------------------------------------ */
+
+const struct bench_case bench_latch_cases[] = {
+	{
+		.name = "read_latency", .base_name = "pthread_rwlock",
+		.inputs = "one thread's single reads of a 65536-entry table "
+			  "(get: random index; find: random valid key; floor: "
+			  "no read), each timed alone, while a writer thread "
+			  "refills all 65536 entries back to back",
+		.setup = latch_setup, .teardown = latch_teardown,
+		.check = latch_check, .note = latch_latency_note,
+		.latency = latch_latency,
+	},
+	{
+		.name = "refill_65536", .base_name = "rwlock_memcpy",
+		.inputs = "refill a 65536-entry table with 65536 random keys "
+			  "(two sets in turn), no reader",
+		.ops_per_iter = 1,
+		.setup = latch_setup, .teardown = latch_teardown,
+		.lib = refill_lib, .base = refill_base, .check = refill_check,
+	},
+	{
+		.name = "set_one", .base_name = "rwlock_store",
+		.inputs = "set one entry of a full 65536-entry table of "
+			  "random keys: random index, random valid key, a new "
+			  "pair each set; no reader",
+		.ops_per_iter = 1,
+		.setup = latch_setup, .teardown = latch_teardown,
+		.lib = set_lib, .base = set_base, .check = set_check,
+	},
+};
+
+const size_t bench_latch_ncases =
+	sizeof(bench_latch_cases) / sizeof(bench_latch_cases[0]);
