@@ -101,8 +101,9 @@ static void print_latency(const char *side, const struct bench_latency *l)
 		printf("%llu reads retried (%llu retries); ",
 		       (unsigned long long)l->retried,
 		       (unsigned long long)l->retries);
-	printf("switched out %llu times, slept %llu\n",
-	       (unsigned long long)l->nivcsw, (unsigned long long)l->nvcsw);
+	printf("%llu over 2 us; switched out %llu times, slept %llu\n",
+	       (unsigned long long)l->over_2us, (unsigned long long)l->nivcsw,
+	       (unsigned long long)l->nvcsw);
 }
 
 static void print_row(const struct row *w)
@@ -301,6 +302,12 @@ static void print_worst_read(const struct target *t, const struct row *a,
 		printf("; empty timed region worst %.3f us",
 		       empty->r.lib.median_ns / 1e3);
 	printf(")\n");
+	if (empty && !strcmp(a->stat, "max"))
+		printf("    reads over 2 us: get %llu, find %llu, empty timed "
+		       "region %llu (the machine's share)\n",
+		       (unsigned long long)a->lib_lat.over_2us,
+		       (unsigned long long)b->lib_lat.over_2us,
+		       (unsigned long long)empty->lib_lat.over_2us);
 }
 
 static void print_target(const struct target *t, const struct row *rows,
@@ -373,12 +380,14 @@ static void json_latency(FILE *f, const char *side,
 {
 	fprintf(f, ", \"%s_reads\": %llu, \"%s_seconds\": %.3f, "
 		"\"%s_writes\": %llu, \"%s_nocsw_reads\": %llu, "
-		"\"%s_nivcsw\": %llu, \"%s_nvcsw\": %llu", side,
+		"\"%s_nivcsw\": %llu, \"%s_nvcsw\": %llu, "
+		"\"%s_over_2us\": %llu", side,
 		(unsigned long long)l->reads, side, l->seconds, side,
 		(unsigned long long)l->writes, side,
 		(unsigned long long)l->nocsw_reads, side,
 		(unsigned long long)l->nivcsw, side,
-		(unsigned long long)l->nvcsw);
+		(unsigned long long)l->nvcsw, side,
+		(unsigned long long)l->over_2us);
 	if (!strcmp(side, "lib"))
 		fprintf(f, ", \"lib_retried_reads\": %llu, "
 			"\"lib_retries\": %llu",

@@ -58,6 +58,7 @@ struct bench_latency {
 	double p9999_ns;
 	double max_ns;
 	double max_nocsw_ns;		/* max over batches not switched out */
+	uint64_t over_2us;		/* reads slower than 2 us */
 	uint64_t nocsw_reads;		/* reads in those batches */
 	uint64_t nivcsw;		/* involuntary context switches */
 	uint64_t nvcsw;			/* voluntary ones: the reader slept */

@@ -533,6 +533,9 @@ static void lat_stats(struct lat_run *r, uint32_t *tmp,
 	out->p99_ns = lat_quantile(r->ticks, r->n, 99, 100);
 	out->p9999_ns = lat_quantile(r->ticks, r->n, 9999, 10000);
 	out->max_ns = (double)r->ticks[r->n - 1] / lat_ticks_per_ns;
+	while (out->over_2us < r->n &&
+	       r->ticks[r->n - 1 - out->over_2us] > 2000 * lat_ticks_per_ns)
+		out->over_2us++;
 	bench_consume(r->sum);
 }
 
