@@ -1531,40 +1531,55 @@ static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
  * IBK_BTH_LEN + IBK_DETH_LEN readable bytes; the last 8 decide nothing
  * unless the opcode carries a DETH.
  *
- * The QP's keys are prepared once, in wire byte order, so each packet
- * costs four masked compares and no byte swap; the verdict is computed
- * arithmetically, leaving no branch in the loop body, and the accepted
- * packets are counted afterwards in a vectorised pass over the verdicts.
- * Unrolling by four (GCC >= 8 and clang honour the pragma) lets the core
- * overlap the header loads of neighbouring packets.
+ * The QP's keys are prepared once, in wire byte order, and the first four
+ * BTH bytes (opcode, TVer, P_Key) are checked with one masked compare, the
+ * DETH's Q_Key with another: no byte swap, and the verdict computed
+ * arithmetically, leaving no branch in the loop body. A packet that fails
+ * the first compare on its opcode or TVer rather than its P_Key (rare: no
+ * UD QP is sent anything else) is told apart in a second pass, run only
+ * for a burst that holds one. The accepted packets are counted afterwards
+ * in a vectorised pass over the verdicts. Unrolling by four (GCC >= 8 and
+ * clang honour the pragma) lets the core overlap the header loads of
+ * neighbouring packets.
  */
 static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				     const void *const *hdrs, uint8_t *verdicts,
 				     size_t n)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
-	uint16_t pkey_mask = ibk__swap16(f.mask);
-	uint16_t pkey_want = ibk__swap16(f.want);
+	/* BTH bytes 0-3 as one little-endian word: the opcode, then SE M
+	 * PadCnt TVer, then the P_Key as it sits on the wire. The mask takes
+	 * TVer and the opcode but its low bit (0x64 and 0x65 both pass). */
+	uint32_t mask = 0x0ffeu | (uint32_t)ibk__swap16(f.mask) << 16;
+	uint32_t want = IBK_OPCODE_UD_SEND_ONLY |
+			(uint32_t)ibk__swap16(f.want) << 16;
 	uint32_t qkey_want = ibk__swap32(qp_qkey);
+	uint32_t heads = 0;
 	size_t i;
 
 #pragma GCC unroll 4
 	for (i = 0; i < n; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
-		const uint8_t *deth = bth + IBK_BTH_LEN;
-		unsigned head = ibk__load_le16(bth);	/* opcode, then TVer */
-		unsigned tver_bad = (head & 0x0f00u) != 0;
-		unsigned opcode_bad = (head & 0x00feu) != IBK_OPCODE_UD_SEND_ONLY;
-		unsigned pkey_bad =
-			(ibk__load_le16(bth + 2) & pkey_mask) != pkey_want;
-		unsigned qkey_bad = ibk__load_le32(deth) != qkey_want;
-		/* 0 accept; 1 P_Key (wins over Q_Key); 2 Q_Key only */
-		unsigned v = 2 * (pkey_bad | qkey_bad) - pkey_bad;
+		uint32_t miss = (ibk__load_le32(bth) & mask) ^ want;
+		unsigned first_bad = miss != 0;		/* header or P_Key */
+		unsigned qkey_bad =
+			ibk__load_le32(bth + IBK_BTH_LEN) != qkey_want;
 
-		/* the header checks come first: the opcode, TVer before it */
-		v ^= (v ^ IBK_RX_DROP_OPCODE) & (0u - opcode_bad);
-		v ^= (v ^ IBK_RX_DROP_TVER) & (0u - tver_bad);
-		verdicts[i] = (uint8_t)v;
+		/* 0 accept; 1 header or P_Key (wins over Q_Key); 2 Q_Key */
+		verdicts[i] = (uint8_t)(2 * (first_bad | qkey_bad) - first_bad);
+		heads |= miss;
+	}
+	/* some packet is no UD SEND, or has a TVer: its verdict, TVer first */
+	if (heads & 0xffffu) {
+		for (i = 0; i < n; i++) {
+			unsigned head =
+				ibk__load_le16((const uint8_t *)hdrs[i]);
+
+			if ((head & 0x0ffeu) != IBK_OPCODE_UD_SEND_ONLY)
+				verdicts[i] = (uint8_t)((head & 0x0f00u) ?
+							IBK_RX_DROP_TVER :
+							IBK_RX_DROP_OPCODE);
+		}
 	}
 	return ibk__count_zero(verdicts, n);
 }

@@ -580,22 +580,36 @@ static inline void ibk__status_refilled(struct ibk__table *h, unsigned c)
 		   relaxed);
 }
 
+/* Writer side: one more change event; refills with older tickets are
+ * refused from now on. */
+static inline void ibk__epoch_advance(struct ibk__table *h)
+{
+	/* Release: pairs with the acquire load in ibk__refill_ticket(); a
+	 * consumer whose ticket is this event's sees what was written before
+	 * the event was applied (the device change that raised it). */
+	ibk__store(&h->epoch, ibk__load(&h->epoch, relaxed) + 1u, release);
+}
+
 /*
  * One update of the state (@state, 0: keep it) and the @awaiting flag. An
- * update that marks the table awaiting a refill is a change event: it
- * moves the epoch, so that refills holding an older ticket are refused.
+ * update that marks the table awaiting a refill (the @awaiting flag, or a
+ * state that is not readable) is a change event, and so is a change of
+ * state while the table awaits one: it moves the epoch, so that refills
+ * holding an older ticket are refused. Setting the state a table already
+ * has, while it awaits a refill, is none: a consumer that sets the port
+ * state inside its refill loop must see its refill go through.
  */
 static inline void ibk__table_update_status(struct ibk__table *h,
 					    uint32_t state, uint32_t awaiting)
 {
-	uint32_t status;
+	uint32_t old, status;
 
 	ibk_latch_write_begin(&h->latch);
-	status = ibk__status_next(ibk__load(&h->status[0], relaxed), state,
-				  awaiting);
-	if (status & IBK__AWAITING_REFILL)
-		ibk__store(&h->epoch, ibk__load(&h->epoch, relaxed) + 1u,
-			   relaxed);
+	old = ibk__load(&h->status[0], relaxed);
+	status = ibk__status_next(old, state, awaiting);
+	if (awaiting || (state && !ibk__state_readable(state)) ||
+	    ((status & IBK__AWAITING_REFILL) && status != old))
+		ibk__epoch_advance(h);
 	ibk__store(&h->status[0], status, relaxed);
 	ibk_latch_write_switch(&h->latch);
 	ibk__store(&h->status[1], status, relaxed);
@@ -621,8 +635,8 @@ static inline bool ibk__refill_begin(struct ibk__table *h, uint32_t ticket)
 /* The ticket a refill of @h takes: the change events so far. */
 static inline uint32_t ibk__refill_ticket(const struct ibk__table *h)
 {
-	/* Acquire, with no partner: the caller's device reads that follow
-	 * are not done before the ticket is read. */
+	/* Acquire: pairs with the release store of ibk__epoch_advance(), and
+	 * keeps the caller's device reads that follow after the ticket. */
 	return ibk__load(&h->epoch, acquire);
 }
 
@@ -874,8 +888,9 @@ static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
  * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
  * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
  * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN,
- * generation 0. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a
- * capacity outside 1..65536 or too few slots. Not concurrent with any use.
+ * generation 2 (never IBK_GENERATION_NEVER). IBK_OK; IBK_EINVAL for a
+ * NULL pointer; IBK_ERANGE for a capacity outside 1..65536 or too few
+ * slots. Not concurrent with any use.
  */
 static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 				      struct ibk_pkey_cell *cells,
@@ -1059,7 +1074,8 @@ static inline int ibk__pkey_lookup(const struct ibk_pkey_table *t,
  * Takes a reference to the entry ibk_pkey_table_find() answers for @pkey.
  * IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it matches
  * nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no valid
- * entry has @pkey's base. O(1): one hash probe run.
+ * entry has @pkey's base. O(1): one hash probe run. On any error a
+ * non-NULL @ref is never fresh, as for ibk_pkey_table_ref_get().
  */
 static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 					  ibk_pkey_t pkey,
@@ -1569,8 +1585,9 @@ static inline int ibk_gid_table_invalidate(struct ibk_gid_table *t)
 /*
  * Takes a reference to entry @index. IBK_OK; IBK_EINVAL for a NULL
  * pointer; IBK_ERANGE if @index >= capacity; IBK_ENOTREADY unless the port
- * is ARMED or ACTIVE; IBK_ESTALE while awaiting a refill; IBK_ENOENT if
- * the entry's GID is all zero.
+ * is ARMED, ACTIVE or ACTIVE_DEFER; IBK_ESTALE while awaiting a refill;
+ * IBK_ENOENT if the entry's GID is all zero. On any error a non-NULL @ref
+ * gets the generation IBK_GENERATION_NEVER: it is never fresh.
  */
 static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 					uint32_t index, struct ibk_gid_ref *ref)
@@ -1628,6 +1645,7 @@ static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
  * IBK_EINVAL for a NULL pointer, the all-zero GID (an empty slot is never
  * found) or a type that is neither valid nor IBK_GID_TYPE_ANY;
  * IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if absent. O(1): one probe run.
+ * On any error a non-NULL @ref is never fresh, as for ref_get.
  */
 static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 					 const struct ibk_gid *gid,
@@ -1862,7 +1880,7 @@ static inline void ibk__table_reset(struct ibk__table *h, void *table,
 	const uint32_t down = IBK_PORT_DOWN | IBK__AWAITING_REFILL;
 
 	ibk_latch_write_begin(&h->latch);
-	ibk__store(&h->epoch, ibk__load(&h->epoch, relaxed) + 1u, relaxed);
+	ibk__epoch_advance(h);
 	empty(table, 0);
 	ibk__store(&h->status[0], down, relaxed);
 	ibk_latch_write_switch(&h->latch);
@@ -2062,7 +2080,7 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 				   const void *const *hdrs, uint8_t *verdicts,
 				   uint16_t *index, size_t n)
 {
-	uint16_t at = 0;
+	uint16_t at;
 	size_t i;
 
 	if (!qps && qp->type == IBK_QPT_UD &&
@@ -2076,8 +2094,10 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		verdicts[i] = (uint8_t)ibk__port_verdict(t, c,
-			qps ? qps[i] : qp, hdrs[i],
+		const struct ibk_qp_keys *q = qps ? qps[i] : qp;
+
+		at = q->pkey_index;	/* QP1 overwrites it with its match */
+		verdicts[i] = (uint8_t)ibk__port_verdict(t, c, q, hdrs[i],
 			(const uint8_t *)hdrs[i] + IBK_BTH_LEN, &at);
 		if (index)
 			index[i] = at;
@@ -2150,9 +2170,11 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
  * shared by a port's QPs delivers them: packet i to qps[i], its headers as
  * for ibk_port_rx_burst(); pkey_index[i] (@pkey_index may be NULL) gets
  * the P_Key index an accepted packet matched: the QP's own, or for QP1 the
- * first matching entry. One read section of the table for the whole burst,
- * at most one add per counter. Returns the number accepted. Every pointer
- * but @pkey_index must be valid.
+ * first matching entry (a dropped packet gets its QP's own, but for a QP1
+ * packet dropped on its Q_Key, which gets the matching entry's). One read
+ * section of the table for the whole burst, at most one add per counter.
+ * Returns the number accepted. Every pointer but @pkey_index must be
+ * valid.
  */
 static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				       const struct ibk_qp_keys *const *qps,
