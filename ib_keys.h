@@ -363,7 +363,7 @@ static inline const char *ibk_qkey_class_name(enum ibk_qkey_class cls)
 
 #define IBK_GID_DEFAULT_PREFIX	UINT64_C(0xfe80000000000000)
 
-/* Multicast scope nibbles (RFC 4291 2.7) for ibk_gid_ipoib_mgid(). */
+/* Multicast scope nibbles (RFC 4291 2.7) for the IPoIB MGIDs below. */
 #define IBK_GID_SCOPE_LINK	0x2u
 #define IBK_GID_SCOPE_SITE	0x5u
 #define IBK_GID_SCOPE_ORG	0x8u
@@ -419,18 +419,6 @@ static inline bool ibk_gid_is_zero(const struct ibk_gid *gid)
 	return bits == 0;
 }
 
-/* True for a multicast GID: first byte 0xff (RFC 4291 2.7). */
-static inline bool ibk_gid_is_multicast(const struct ibk_gid *gid)
-{
-	return gid->raw[0] == 0xff;
-}
-
-/* True for a link-local unicast GID, fe80::/10 (RFC 4291 2.5.6). */
-static inline bool ibk_gid_is_link_local(const struct ibk_gid *gid)
-{
-	return gid->raw[0] == 0xfe && (gid->raw[1] & 0xc0) == 0x80;
-}
-
 /* True for an IPv4-mapped GID, ::ffff:0:0/96 (RFC 4291 2.5.5.2). */
 static inline bool ibk_gid_is_v4mapped(const struct ibk_gid *gid)
 {
@@ -440,6 +428,23 @@ static inline bool ibk_gid_is_v4mapped(const struct ibk_gid *gid)
 	for (i = 0; i < 10; i++)
 		bits |= gid->raw[i];
 	return bits == 0 && gid->raw[10] == 0xff && gid->raw[11] == 0xff;
+}
+
+/*
+ * True for a multicast GID: first byte 0xff (RFC 4291 2.7), or the
+ * IPv4-mapped GID of an IPv4 multicast address, ::ffff:224.0.0.0/100, as
+ * RoCE v2 carries IPv4 groups (Linux rdma_is_multicast_addr()).
+ */
+static inline bool ibk_gid_is_multicast(const struct ibk_gid *gid)
+{
+	return gid->raw[0] == 0xff ||
+	       (ibk_gid_is_v4mapped(gid) && (gid->raw[12] & 0xf0) == 0xe0);
+}
+
+/* True for a link-local unicast GID, fe80::/10 (RFC 4291 2.5.6). */
+static inline bool ibk_gid_is_link_local(const struct ibk_gid *gid)
+{
+	return gid->raw[0] == 0xfe && (gid->raw[1] & 0xc0) == 0x80;
 }
 
 /*
@@ -466,10 +471,12 @@ static inline uint32_t ibk_gid_to_ipv4(const struct ibk_gid *gid)
 }
 
 /*
- * The RoCE v1 GID of an Ethernet @mac: fe80::/64 followed by the modified
- * EUI-64 interface id, i.e. ff:fe inserted between the third and fourth
- * bytes and the universal/local bit (0x02 of the first byte) inverted
- * (RFC 4291 appendix A, RFC 2464 4).
+ * The MAC's default GID, gid[0] of a RoCE port with Ethernet address
+ * @mac: fe80::/64 followed by the modified EUI-64 interface id, i.e. ff:fe
+ * inserted between the third and fourth bytes and the universal/local bit
+ * (0x02 of the first byte) inverted (RFC 4291 appendix A, RFC 2464 4).
+ * The value does not say the GID's type: the kernel lists it once per type
+ * the port supports (RoCE v1 and v2; soft-RoCE v2 only).
  */
 static inline struct ibk_gid ibk_gid_from_mac(const uint8_t mac[6])
 {
@@ -507,55 +514,117 @@ static inline int ibk_gid_to_mac(const struct ibk_gid *gid, uint8_t mac[6])
 }
 
 /*
- * The IPoIB broadcast MGID of partition @pkey (RFC 4391 4):
- * ff1S:401b:PPPP:0000:0000:0000:ffff:ffff, S the @scope nibble (only its
- * low 4 bits are used), PPPP the P_Key with the full-member bit forced on,
- * 401b the IPv4 signature, 601b when @ipv6.
+ * IPoIB multicast GIDs (RFC 4391 4): ff1S:SSSS:PPPP followed by a mapping
+ * of the IP group, with S the scope nibble (only the low 4 bits of @scope
+ * are used), SSSS the signature (401b IPv4, 601b IPv6) and PPPP the P_Key
+ * with the full-member bit forced on. A P_Key of base 0 is refused: it
+ * would give PPPP = 8000, which no partition has. Each returns IBK_OK, or
+ * IBK_EINVAL and leaves *@out alone.
  */
-static inline struct ibk_gid ibk_gid_ipoib_mgid(ibk_pkey_t pkey,
-						unsigned scope, bool ipv6)
-{
-	struct ibk_gid gid;
+#define IBK__IPOIB_SIGNATURE_IPV4 0x401bu
+#define IBK__IPOIB_SIGNATURE_IPV6 0x601bu
 
-	gid.raw[0] = 0xff;
-	gid.raw[1] = (uint8_t)(0x10 | (scope & 0x0f));
-	ibk__store_be16(gid.raw + 2, ipv6 ? 0x601b : 0x401b);
-	ibk__store_be16(gid.raw + 4, ibk_pkey_to_full(pkey));
-	ibk__store_be16(gid.raw + 6, 0);
-	ibk__store_be32(gid.raw + 8, 0);
-	ibk__store_be32(gid.raw + 12, 0xffffffffu);
-	return gid;
+static inline void ibk__ipoib_mgid_head(struct ibk_gid *out, ibk_pkey_t pkey,
+					unsigned scope, uint16_t signature)
+{
+	out->raw[0] = 0xff;
+	out->raw[1] = (uint8_t)(0x10 | (scope & 0x0f));
+	ibk__store_be16(out->raw + 2, signature);
+	ibk__store_be16(out->raw + 4, ibk_pkey_to_full(pkey));
 }
 
 /*
- * The inverse of ibk_gid_ipoib_mgid(): if @gid is an IPoIB broadcast MGID
- * (RFC 4391 4: ff1S:401b or 601b, the full-member P_Key, 0:0:0, ffff:ffff)
- * fills the non-NULL ones of @pkey, @scope, @ipv6 and returns 0; otherwise
- * IBK_EINVAL. A broadcast MGID always carries the full-member bit.
+ * The IPv4 broadcast MGID of partition @pkey into *@out:
+ * ff1S:401b:PPPP::ffff:ffff, what an IPoIB interface joins first. IPv6 has
+ * no broadcast MGID (Linux IPoIB never joins one).
+ */
+static inline int ibk_gid_ipoib_broadcast(ibk_pkey_t pkey, unsigned scope,
+					  struct ibk_gid *out)
+{
+	if (!out || !ibk_pkey_is_valid(pkey))
+		return IBK_EINVAL;
+	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV4);
+	ibk__store_be16(out->raw + 6, 0);
+	ibk__store_be32(out->raw + 8, 0);
+	ibk__store_be32(out->raw + 12, 0xffffffffu);
+	return IBK_OK;
+}
+
+/*
+ * The MGID of IPv4 multicast group @group (host order, 224.0.0.0/4) in
+ * partition @pkey into *@out: ff1S:401b:PPPP:0:0:0 followed by the low 28
+ * bits of the group (Linux ip_ib_mc_map()). IBK_EINVAL also for a @group
+ * that is not multicast.
+ */
+static inline int ibk_gid_ipoib_mgid_ipv4(ibk_pkey_t pkey, unsigned scope,
+					  uint32_t group, struct ibk_gid *out)
+{
+	if (!out || !ibk_pkey_is_valid(pkey) || (group >> 28) != 0xe)
+		return IBK_EINVAL;
+	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV4);
+	ibk__store_be16(out->raw + 6, 0);
+	ibk__store_be32(out->raw + 8, 0);
+	ibk__store_be32(out->raw + 12, group & 0x0fffffffu);
+	return IBK_OK;
+}
+
+/*
+ * The MGID of IPv6 multicast group @group (ff00::/8, in the GID layout) in
+ * partition @pkey into *@out: ff1S:601b:PPPP followed by the low 80 bits
+ * of the group (Linux ipv6_ib_mc_map()); all-nodes ff02::1 gives
+ * ff12:601b:PPPP::1. IBK_EINVAL also for a @group that is not multicast.
+ */
+static inline int ibk_gid_ipoib_mgid_ipv6(ibk_pkey_t pkey, unsigned scope,
+					  const struct ibk_gid *group,
+					  struct ibk_gid *out)
+{
+	int i;
+
+	if (!out || !group || !ibk_pkey_is_valid(pkey) ||
+	    group->raw[0] != 0xff)
+		return IBK_EINVAL;
+	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV6);
+	for (i = 6; i < 16; i++)
+		out->raw[i] = group->raw[i];
+	return IBK_OK;
+}
+
+/*
+ * Recognises an IPoIB MGID of either family, as the functions above make
+ * them: ff1S, a 401b or 601b signature, a valid full-member P_Key, and for
+ * IPv4 zeros up to the group's 28 bits or the broadcast ffff:ffff. Fills
+ * the non-NULL ones of @pkey, @scope and @ipv6 and returns IBK_OK; else
+ * IBK_EINVAL.
  */
 static inline int ibk_gid_ipoib_mgid_parse(const struct ibk_gid *gid,
 					   ibk_pkey_t *pkey, unsigned *scope,
 					   bool *ipv6)
 {
 	uint16_t signature, key;
+	uint32_t low;
 
 	if (!gid || gid->raw[0] != 0xff || (gid->raw[1] & 0xf0) != 0x10)
 		return IBK_EINVAL;
 	signature = ibk__load_be16(gid->raw + 2);
 	key = ibk__load_be16(gid->raw + 4);
-	if ((signature != 0x401b && signature != 0x601b) ||
-	    !ibk_pkey_is_full(key) || !ibk_pkey_is_valid(key) ||
-	    ibk__load_be16(gid->raw + 6) != 0 ||
-	    ibk__load_be32(gid->raw + 8) != 0 ||
-	    ibk__load_be32(gid->raw + 12) != 0xffffffffu)
+	if (!ibk_pkey_is_full(key) || !ibk_pkey_is_valid(key))
 		return IBK_EINVAL;
+	if (signature == IBK__IPOIB_SIGNATURE_IPV4) {
+		low = ibk__load_be32(gid->raw + 12);
+		if (ibk__load_be16(gid->raw + 6) != 0 ||
+		    ibk__load_be32(gid->raw + 8) != 0 ||
+		    (low > 0x0fffffffu && low != 0xffffffffu))
+			return IBK_EINVAL;
+	} else if (signature != IBK__IPOIB_SIGNATURE_IPV6) {
+		return IBK_EINVAL;
+	}
 	if (pkey)
 		*pkey = key;
 	if (scope)
 		*scope = gid->raw[1] & 0x0fu;
 	if (ipv6)
-		*ipv6 = signature == 0x601b;
-	return 0;
+		*ipv6 = signature == IBK__IPOIB_SIGNATURE_IPV6;
+	return IBK_OK;
 }
 
 /* ------------------------------------------------------------------------
@@ -918,8 +987,20 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 
 #define IBK_GRH_NXTHDR_BTH	0x1b	/* GRH NxtHdr value for an IBA BTH */
 
+/* BTH OpCode bits 7-5: the transport service (IBA 9.2, table 38). */
+#define IBK_OPCODE_TRANSPORT_MASK	0xe0
+#define IBK_TRANSPORT_RC		0x00	/* reliable connection */
+#define IBK_TRANSPORT_UC		0x20	/* unreliable connection */
+#define IBK_TRANSPORT_RD		0x40	/* reliable datagram */
+#define IBK_TRANSPORT_UD		0x60	/* unreliable datagram */
+#define IBK_TRANSPORT_CNP		0x80	/* congestion notification */
+
+/* The only UD opcodes, both followed by a DETH. */
 #define IBK_OPCODE_UD_SEND_ONLY		0x64
 #define IBK_OPCODE_UD_SEND_ONLY_IMM	0x65
+
+/* The BTH TVer every receiver accepts (IBA 9.2; rxe hdr_check()). */
+#define IBK_BTH_TVER			0
 
 /*
  * LRH, 8 bytes: byte 0 VL(4) LVer(4); byte 1 SL(4) reserved(2) LNH(2);
@@ -1296,6 +1377,7 @@ struct ibk_qp_keys {
 	ibk_qkey_t qkey;	/* UD/GSI only */
 };
 
+/* Only IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are key violations to count. */
 enum ibk_rx_verdict {
 	/* ibk_rx_ud_burst() computes these three values arithmetically */
 	IBK_RX_ACCEPT = 0,
@@ -1303,8 +1385,10 @@ enum ibk_rx_verdict {
 	IBK_RX_DROP_QKEY = 2,	/* Q_Key violation: count it */
 	IBK_RX_DROP_NEED_TABLE,	/* QP1 matches the port's whole table: ib_tables.h */
 	IBK_RX_DROP_PORT,	/* port not ARMED/ACTIVE or table stale (ib_tables.h) */
-	IBK_RX_DROP_PKEY_INDEX,	/* QP's P_Key index out of range/empty (ib_tables.h) */
-	IBK_RX_DROP_MALFORMED,	/* NULL header, unknown QP type: not a key violation */
+	IBK_RX_DROP_PKEY_INDEX,	/* QP's P_Key index beyond the table (ib_tables.h) */
+	IBK_RX_DROP_MALFORMED,	/* NULL header, unknown QP type */
+	IBK_RX_DROP_TVER,	/* BTH TVer not 0 */
+	IBK_RX_DROP_OPCODE,	/* opcode's transport or operation not the QP's */
 };
 
 /* Constant name of a verdict; "unknown" for a value outside the enum. */
@@ -1318,48 +1402,89 @@ static inline const char *ibk_rx_verdict_name(enum ibk_rx_verdict v)
 	case IBK_RX_DROP_PORT:		return "drop-port";
 	case IBK_RX_DROP_PKEY_INDEX:	return "drop-pkey-index";
 	case IBK_RX_DROP_MALFORMED:	return "drop-malformed";
+	case IBK_RX_DROP_TVER:		return "drop-tver";
+	case IBK_RX_DROP_OPCODE:	return "drop-opcode";
 	default:			return "unknown";
 	}
 }
 
+/* True for a QP type that receives datagrams: SMI and GSI are UD QPs. */
+static inline bool ibk__qp_is_datagram(enum ibk_qp_type type)
+{
+	return type == IBK_QPT_UD || type == IBK_QPT_SMI || type == IBK_QPT_GSI;
+}
+
 /*
- * The receive verdict for one packet to @qp, from its @bth and, for UD, the
- * @deth that follows it:
+ * The checks a receiver makes on the BTH before any key (IBA 9.2, 9.6;
+ * the Linux soft-RoCE driver's hdr_check() and check_type_state()), for a
+ * QP of a type in enum ibk_qp_type: IBK_RX_DROP_TVER unless TVer is 0;
+ * IBK_RX_DROP_OPCODE unless the opcode's transport is the QP's (RC, UC;
+ * UD for UD, SMI and GSI QPs) and, for those datagram QPs, the opcode is
+ * a SEND only, with or without immediate: the only UD opcodes, and the
+ * ones that carry a DETH. Else IBK_RX_ACCEPT. RC and UC opcodes are
+ * checked for their transport only. Neither drop is a key violation.
+ */
+static inline enum ibk_rx_verdict ibk_rx_check_header(enum ibk_qp_type type,
+						      const void *bth)
+{
+	uint8_t opcode = ibk_bth_opcode(bth);
+
+	if (ibk_bth_tver(bth) != IBK_BTH_TVER)
+		return IBK_RX_DROP_TVER;
+	if (ibk__qp_is_datagram(type))
+		return (opcode & 0xfe) == IBK_OPCODE_UD_SEND_ONLY ?
+		       IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
+	if (type == IBK_QPT_RC)
+		return (opcode & IBK_OPCODE_TRANSPORT_MASK) ==
+		       IBK_TRANSPORT_RC ? IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
+	return (opcode & IBK_OPCODE_TRANSPORT_MASK) == IBK_TRANSPORT_UC ?
+	       IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
+}
+
+static inline bool ibk__qp_type_valid(enum ibk_qp_type type)
+{
+	return type >= IBK_QPT_SMI && type <= IBK_QPT_UD;
+}
+
+/*
+ * The receive verdict for one packet to @qp, from its @bth and, when the
+ * opcode carries one, the @deth after it, in the order a receiver checks
+ * (rxe hdr_check()):
+ *  - IBK_RX_DROP_MALFORMED if @qp or @bth is NULL or the QP type is not
+ *    in enum ibk_qp_type;
+ *  - the header checks of ibk_rx_check_header(): TVer, then the opcode;
  *  - SMI (QP0): IBK_RX_ACCEPT; QP0 checks neither key.
- *  - UD: IBK_RX_DROP_PKEY unless ibk_pkey_match(QP, packet), then
- *    IBK_RX_DROP_QKEY unless the Q_Keys are equal, else IBK_RX_ACCEPT.
- *  - RC, UC: the P_Key check only.
  *  - GSI (QP1): IBK_RX_DROP_NEED_TABLE; QP1 accepts a P_Key matching any
  *    entry of the port's table, which only ib_tables.h can see.
- * IBK_RX_DROP_MALFORMED if @qp or @bth is NULL, @deth is NULL for UD, or
- * the QP type is not one of the above. Drops other than that are silent
- * and counted by the caller; the QP's state is left alone.
+ *  - UD: IBK_RX_DROP_MALFORMED if @deth is NULL;
+ *  - RC, UC, UD: IBK_RX_DROP_PKEY unless ibk_pkey_match(QP, packet); an
+ *    invalid QP key (an empty table entry) matches nothing;
+ *  - UD: IBK_RX_DROP_QKEY unless the Q_Keys are equal;
+ *  - else IBK_RX_ACCEPT.
+ * @deth is read only for a UD SEND to a UD QP. Drops are silent; the
+ * caller counts the key violations; the QP's state is left alone.
  */
 static inline enum ibk_rx_verdict ibk_rx_check(const struct ibk_qp_keys *qp,
 					       const void *bth,
 					       const void *deth)
 {
-	if (!qp || !bth)
+	enum ibk_rx_verdict v;
+
+	if (!qp || !bth || !ibk__qp_type_valid(qp->type))
 		return IBK_RX_DROP_MALFORMED;
-	switch (qp->type) {
-	case IBK_QPT_SMI:
-		return IBK_RX_ACCEPT;
-	case IBK_QPT_GSI:
+	v = ibk_rx_check_header(qp->type, bth);
+	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI)
+		return v;
+	if (qp->type == IBK_QPT_GSI)
 		return IBK_RX_DROP_NEED_TABLE;
-	case IBK_QPT_RC:
-	case IBK_QPT_UC:
-		return ibk_pkey_match(qp->pkey, ibk_bth_pkey(bth)) ?
-		       IBK_RX_ACCEPT : IBK_RX_DROP_PKEY;
-	case IBK_QPT_UD:
-		if (!deth)
-			return IBK_RX_DROP_MALFORMED;
-		if (!ibk_pkey_match(qp->pkey, ibk_bth_pkey(bth)))
-			return IBK_RX_DROP_PKEY;
-		return ibk_qkey_match(ibk_deth_qkey(deth), qp->qkey) ?
-		       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
-	default:
+	if (qp->type == IBK_QPT_UD && !deth)
 		return IBK_RX_DROP_MALFORMED;
-	}
+	if (!ibk_pkey_match(qp->pkey, ibk_bth_pkey(bth)))
+		return IBK_RX_DROP_PKEY;
+	if (qp->type != IBK_QPT_UD)
+		return IBK_RX_ACCEPT;
+	return ibk_qkey_match(ibk_deth_qkey(deth), qp->qkey) ?
+	       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
 }
 
 /*
@@ -1397,39 +1522,64 @@ static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
 }
 
 /*
- * Receive checks for a burst of n UD packets to one QP, the verdicts of
- * ibk_rx_check() for a UD QP: hdrs[i] points at a BTH immediately followed
- * by its DETH, and verdicts[i] becomes IBK_RX_ACCEPT, IBK_RX_DROP_PKEY or
- * IBK_RX_DROP_QKEY (a packet failing both is a P_Key drop, as that check
- * comes first). Returns the number accepted. Every hdrs[i] must be valid.
+ * Receive checks for a burst of n packets to one UD QP, the verdicts of
+ * ibk_rx_check() for it: hdrs[i] points at a BTH and the 8 bytes after it
+ * (its DETH, for a UD SEND), and verdicts[i] becomes IBK_RX_ACCEPT,
+ * IBK_RX_DROP_PKEY, IBK_RX_DROP_QKEY, IBK_RX_DROP_OPCODE or
+ * IBK_RX_DROP_TVER, the first check failing in the order of
+ * ibk_rx_check(). Returns the number accepted. Every hdrs[i] must have
+ * IBK_BTH_LEN + IBK_DETH_LEN readable bytes; the last 8 decide nothing
+ * unless the opcode carries a DETH.
  *
- * The QP's keys are prepared once, in wire byte order, so each packet
- * costs two masked compares and no byte swap; the verdict is computed
- * arithmetically, leaving no branch in the loop body, and the accepted
- * packets are counted afterwards in a vectorised pass over the verdicts.
- * Unrolling by four (GCC >= 8 and clang honour the pragma) lets the core
- * overlap the header loads of neighbouring packets.
+ * The QP's keys are prepared once, in wire byte order, and the first four
+ * BTH bytes (opcode, TVer, P_Key) are checked with one masked compare, the
+ * DETH's Q_Key with another: no byte swap, and the verdict computed
+ * arithmetically, leaving no branch in the loop body. A packet that fails
+ * the first compare on its opcode or TVer rather than its P_Key (rare: no
+ * UD QP is sent anything else) is told apart in a second pass, run only
+ * for a burst that holds one. The accepted packets are counted afterwards
+ * in a vectorised pass over the verdicts. Unrolling by four (GCC >= 8 and
+ * clang honour the pragma) lets the core overlap the header loads of
+ * neighbouring packets.
  */
 static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				     const void *const *hdrs, uint8_t *verdicts,
 				     size_t n)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
-	uint16_t pkey_mask = ibk__swap16(f.mask);
-	uint16_t pkey_want = ibk__swap16(f.want);
+	/* BTH bytes 0-3 as one little-endian word: the opcode, then SE M
+	 * PadCnt TVer, then the P_Key as it sits on the wire. The mask takes
+	 * TVer and the opcode but its low bit (0x64 and 0x65 both pass). */
+	uint32_t mask = 0x0ffeu | (uint32_t)ibk__swap16(f.mask) << 16;
+	uint32_t want = IBK_OPCODE_UD_SEND_ONLY |
+			(uint32_t)ibk__swap16(f.want) << 16;
 	uint32_t qkey_want = ibk__swap32(qp_qkey);
+	uint32_t heads = 0;
 	size_t i;
 
 #pragma GCC unroll 4
 	for (i = 0; i < n; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
-		const uint8_t *deth = bth + IBK_BTH_LEN;
-		unsigned pkey_bad =
-			(ibk__load_le16(bth + 2) & pkey_mask) != pkey_want;
-		unsigned qkey_bad = ibk__load_le32(deth) != qkey_want;
+		uint32_t miss = (ibk__load_le32(bth) & mask) ^ want;
+		unsigned first_bad = miss != 0;		/* header or P_Key */
+		unsigned qkey_bad =
+			ibk__load_le32(bth + IBK_BTH_LEN) != qkey_want;
 
-		/* 0 accept; 1 P_Key (wins over Q_Key); 2 Q_Key only */
-		verdicts[i] = (uint8_t)(2 * (pkey_bad | qkey_bad) - pkey_bad);
+		/* 0 accept; 1 header or P_Key (wins over Q_Key); 2 Q_Key */
+		verdicts[i] = (uint8_t)(2 * (first_bad | qkey_bad) - first_bad);
+		heads |= miss;
+	}
+	/* some packet is no UD SEND, or has a TVer: its verdict, TVer first */
+	if (heads & 0xffffu) {
+		for (i = 0; i < n; i++) {
+			unsigned head =
+				ibk__load_le16((const uint8_t *)hdrs[i]);
+
+			if ((head & 0x0ffeu) != IBK_OPCODE_UD_SEND_ONLY)
+				verdicts[i] = (uint8_t)((head & 0x0f00u) ?
+							IBK_RX_DROP_TVER :
+							IBK_RX_DROP_OPCODE);
+		}
 	}
 	return ibk__count_zero(verdicts, n);
 }

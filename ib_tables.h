@@ -31,22 +31,30 @@
  *   so a handler must never write a table the code it interrupted may be
  *   writing.
  *
- * Port state and refills
+ * Port state, change events and refills
  *   Table contents mean something only while the port is ARMED or ACTIVE
- *   (ibv_query_pkey(3), ibv_query_gid(3)). Every read reports IBK_ENOTREADY in
- *   any other state, then IBK_ESTALE while the table awaits a refill: the
- *   state a change event leaves it in until the consumer has re-queried the
- *   device and called the refill function. Only a refill clears it.
+ *   (ibv_query_pkey(3), ibv_query_gid(3); ACTIVE_DEFER counts as ACTIVE).
+ *   Every read reports IBK_ENOTREADY in any other state, then IBK_ESTALE
+ *   while the table awaits a refill: the state a change event (PKEY_CHANGE,
+ *   GID_CHANGE, invalidate, leaving ARMED/ACTIVE, ...) leaves it in until
+ *   the consumer has re-read the device and called the refill function.
+ *   Only a refill clears it, and only one that read the device after the
+ *   last change event: the consumer takes a ticket
+ *   (ibk_pkey_table_refill_ticket()) before its device reads and hands it
+ *   to the refill, which returns IBK_ESTALE and changes nothing if an event
+ *   came in between; the consumer then reads the device again.
  *
  * Generations
  *   A table's generation is its latch count: +2 per update (refill, set,
  *   state change, event). A reference {index, value, generation} is fresh
  *   while the count still equals its generation, so a check is one load
- *   and one compare. The count is 32 bits: a reference reads falsely fresh
- *   only if a multiple of 2^31 updates ran between take and check, which
- *   at 1000 updates/s takes 24.8 days. Tests start near the wrap with
- *   ibk_latch_init(&t->hdr.latch, start) right after the table's init,
- *   before any reader runs.
+ *   and one compare. The count is 32 bits and never 0
+ *   (IBK_GENERATION_NEVER, what a zeroed or failed reference holds): a
+ *   reference reads falsely fresh only if about 2^31 updates ran between
+ *   take and check, which at 1000 updates/s takes 24.8 days. A port that
+ *   starts over (ibk_port_reset()) keeps counting forward. Tests start near
+ *   the wrap with ibk_latch_init(&t->hdr.latch, start) right after the
+ *   table's init, before any reader runs.
  *
  * Costs
  *   A read costs what a seqlock read costs: an acquire load of the count,
@@ -75,7 +83,9 @@
  * ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
+extern "C++" {		/* templates, even if included inside extern "C" */
 #include <atomic>
+}
 #define IBK__ATOMIC(type)	std::atomic<type>
 #define IBK__MO(order)		std::memory_order_##order
 #define ibk__load(p, order)	std::atomic_load_explicit((p), IBK__MO(order))
@@ -89,7 +99,6 @@
 	std::atomic_compare_exchange_strong_explicit((p), (expected), \
 		(desired), IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
-#define IBK__ALIGNED(n)		alignas(n)
 #define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
 #include <stdatomic.h>
@@ -105,7 +114,6 @@
 	atomic_compare_exchange_strong_explicit((p), (expected), (desired), \
 		IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
-#define IBK__ALIGNED(n)		_Alignas(n)
 #define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
@@ -188,6 +196,10 @@ static inline void ibk__fence_release(void)
  * it, so an unchanged count means the loads came from an untouched copy.
  * The data must be atomics accessed relaxed: a plain load racing with a
  * writer's store is a data race, undefined behaviour in C11 and C++.
+ *
+ * The count steps over 0 and 1 when it wraps (0xffffffff is followed by
+ * 2, keeping the parity), so IBK_GENERATION_NEVER, 0, is a generation no
+ * reader ever sees: a zeroed reference is never fresh.
  * ------------------------------------------------------------------------ */
 
 /* Called each time a read section has to be redone; a test may count them. */
@@ -195,16 +207,20 @@ static inline void ibk__fence_release(void)
 #define IBK_LATCH_RETRY_HOOK() ((void)0)
 #endif
 
+/* A generation no latch count ever equals. */
+#define IBK_GENERATION_NEVER 0u
+
 struct ibk_latch {
 	IBK__ATOMIC(uint32_t) count;	/* generation; low bit: readers' copy */
 	IBK__ATOMIC(uint32_t) writer;	/* 1 while a writer holds the latch */
 };
 
-/* Sets the count to @start rounded down to even and frees the lock word.
- * Not concurrent with any use. */
+/* Sets the count to @start rounded down to even (2 for 0 or 1) and frees
+ * the lock word. Not concurrent with any use. */
 static inline void ibk_latch_init(struct ibk_latch *l, uint32_t start)
 {
-	ibk__store(&l->count, start & ~1u, relaxed);
+	start &= ~1u;
+	ibk__store(&l->count, start ? start : 2u, relaxed);
 	ibk__store(&l->writer, 0u, relaxed);
 }
 
@@ -242,27 +258,43 @@ static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
  * were on may be written. */
 static inline void ibk__latch_flip(struct ibk_latch *l)
 {
-	uint32_t count = ibk__load(&l->count, relaxed);
+	uint32_t count = ibk__load(&l->count, relaxed) + 1u;
 
+	count += (uint32_t)(count == 0) << 1;	/* never IBK_GENERATION_NEVER */
 	/* Release: pairs with the acquire load in ibk_latch_read_begin();
 	 * a reader that sees the new count sees every store made to the
 	 * copy it names, by this writer or an earlier one. */
-	ibk__store(&l->count, count + 1u, release);
+	ibk__store(&l->count, count, release);
 	/* Release fence: pairs with the acquire fence in
 	 * ibk_latch_read_retry(); the new count is ordered before every
 	 * store to the copy the readers just left. */
 	ibk__fence_release();
 }
 
-/* Takes the lock word unless another writer holds it and moves readers to
- * copy 1: IBK_OK (write copy 0 next), or IBK_EBUSY. */
-static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
+/* Writer side: takes the lock word unless another writer holds it. */
+static inline bool ibk__latch_try_lock(struct ibk_latch *l)
 {
 	uint32_t idle = 0;
 
 	/* Acquire on success: pairs with the release store in the previous
 	 * writer's ibk_latch_write_end(), whose copies this writer updates. */
-	if (!ibk__cas(&l->writer, &idle, 1u, acquire, relaxed))
+	return ibk__cas(&l->writer, &idle, 1u, acquire, relaxed);
+}
+
+/* Writer side: takes the lock word, spinning while another writer holds
+ * it. Moves no reader: a writer may still decide to write nothing. */
+static inline void ibk__latch_lock(struct ibk_latch *l)
+{
+	while (!ibk__latch_try_lock(l))
+		while (ibk__load(&l->writer, relaxed) != 0)
+			ibk__cpu_relax();
+}
+
+/* Takes the lock word unless another writer holds it and moves readers to
+ * copy 1: IBK_OK (write copy 0 next), or IBK_EBUSY. */
+static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
+{
+	if (!ibk__latch_try_lock(l))
 		return IBK_EBUSY;
 	ibk__latch_flip(l);
 	return IBK_OK;
@@ -272,9 +304,8 @@ static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
  * lock word. */
 static inline void ibk_latch_write_begin(struct ibk_latch *l)
 {
-	while (ibk_latch_write_try_begin(l) != IBK_OK)
-		while (ibk__load(&l->writer, relaxed) != 0)
-			ibk__cpu_relax();
+	ibk__latch_lock(l);
+	ibk__latch_flip(l);
 }
 
 /* Once copy 0 has the update: moves readers back to it (write copy 1
@@ -284,7 +315,8 @@ static inline void ibk_latch_write_switch(struct ibk_latch *l)
 	ibk__latch_flip(l);
 }
 
-/* Once both copies have the update: frees the lock word. */
+/* Once both copies have the update (or, after ibk__latch_lock(), none):
+ * frees the lock word. */
 static inline void ibk_latch_write_end(struct ibk_latch *l)
 {
 	/* Release: pairs with the acquire CAS of the next writer in
@@ -357,12 +389,20 @@ static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
  * Port states and change events
  * ------------------------------------------------------------------------ */
 
-/* PortInfo:PortState (IBA 14.2.5.6), numbered as enum ibv_port_state. */
+/*
+ * PortInfo:PortState (IBA 14.2.5.6), numbered as enum ibv_port_state.
+ * Tables are readable in ARMED, ACTIVE and ACTIVE_DEFER, which the verbs
+ * report for an active port whose link is deferred by the subnet manager
+ * (its tables stay as they were). Leaving those states for any other marks
+ * the tables awaiting a refill: what a port held before an outage is not
+ * what it holds after.
+ */
 enum ibk_port_state {
 	IBK_PORT_DOWN = 1,
 	IBK_PORT_INIT = 2,
 	IBK_PORT_ARMED = 3,
 	IBK_PORT_ACTIVE = 4,
+	IBK_PORT_ACTIVE_DEFER = 5,
 };
 
 /*
@@ -371,9 +411,9 @@ enum ibk_port_state {
  * event.event_type straight through. What ibk_port_event() does:
  */
 enum ibk_port_event {
-	IBK_EVENT_DEVICE_FATAL = 8,	/* both tables: state DOWN */
+	IBK_EVENT_DEVICE_FATAL = 8,	/* both: DOWN, awaiting refill */
 	IBK_EVENT_PORT_ACTIVE = 9,	/* both: ACTIVE, awaiting refill */
-	IBK_EVENT_PORT_ERR = 10,	/* both tables: state DOWN */
+	IBK_EVENT_PORT_ERR = 10,	/* both: DOWN, awaiting refill */
 	IBK_EVENT_LID_CHANGE = 11,	/* both tables awaiting refill */
 	IBK_EVENT_PKEY_CHANGE = 12,	/* P_Key table awaiting refill */
 	IBK_EVENT_SM_CHANGE = 13,	/* both tables awaiting refill */
@@ -449,11 +489,12 @@ IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
 		   sizeof(struct ibk_gid_cell) == 20,
 		   "table storage must have the same layout in C and C++");
 
-/* What both tables share; read-mostly, alone on its cache line. Everything
- * a writer changes after init is kept per copy, status included. */
+/* What both tables share. Everything readers use that a writer changes
+ * after init is kept per copy, status included. */
 struct ibk__table {
-	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_latch latch;
+	struct ibk_latch latch;
 	IBK__ATOMIC(uint32_t) status[2]; /* port state | IBK__AWAITING_REFILL */
+	IBK__ATOMIC(uint32_t) epoch;	/* change events so far: refill tickets */
 	uint32_t capacity;
 	uint32_t hash_mask;		/* one copy's hash slots - 1 */
 	uint32_t hash_shift;		/* 32 - log2(one copy's hash slots) */
@@ -493,9 +534,17 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 	for (i = 0; i < 2 * n; i++)
 		ibk__store(&slots[i].word, 0u, relaxed);
 	ibk_latch_init(&h->latch, 0);
-	ibk__store(&h->status[0], (uint32_t)IBK_PORT_DOWN, relaxed);
-	ibk__store(&h->status[1], (uint32_t)IBK_PORT_DOWN, relaxed);
+	/* nothing read from a device yet: awaiting the first refill */
+	ibk__store(&h->status[0], IBK_PORT_DOWN | IBK__AWAITING_REFILL, relaxed);
+	ibk__store(&h->status[1], IBK_PORT_DOWN | IBK__AWAITING_REFILL, relaxed);
+	ibk__store(&h->epoch, 0u, relaxed);
 	return IBK_OK;
+}
+
+static inline bool ibk__state_readable(uint32_t state)
+{
+	return state == IBK_PORT_ARMED || state == IBK_PORT_ACTIVE ||
+	       state == IBK_PORT_ACTIVE_DEFER;
 }
 
 /* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
@@ -505,21 +554,23 @@ static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
 	uint32_t status = ibk__load(&h->status[c], relaxed);
 	uint32_t state = status & IBK__STATE_MASK;
 
-	if (state != IBK_PORT_ARMED && state != IBK_PORT_ACTIVE)
+	if (!ibk__state_readable(state))
 		return IBK_ENOTREADY;
 	return (status & IBK__AWAITING_REFILL) ? IBK_ESTALE : IBK_OK;
 }
 
-/* Writer side: in copy @c, replaces the state with @state (0: keep it) and
- * adds the @awaiting flag. */
-static inline void ibk__status_update(struct ibk__table *h, unsigned c,
-				      uint32_t state, uint32_t awaiting)
+/* The status after replacing the state of @status with @state (0: keep
+ * it) and adding the @awaiting flag: a state that is not readable brings
+ * the flag along. */
+static inline uint32_t ibk__status_next(uint32_t status, uint32_t state,
+					uint32_t awaiting)
 {
-	uint32_t status = ibk__load(&h->status[c], relaxed);
-
-	if (state)
+	if (state) {
 		status = (status & ~IBK__STATE_MASK) | state;
-	ibk__store(&h->status[c], status | awaiting, relaxed);
+		if (!ibk__state_readable(state))
+			awaiting = IBK__AWAITING_REFILL;
+	}
+	return status | awaiting;
 }
 
 /* Writer side: in copy @c, clears "awaiting refill". */
@@ -530,20 +581,69 @@ static inline void ibk__status_refilled(struct ibk__table *h, unsigned c)
 		   relaxed);
 }
 
-/* One update of the state (@state, 0: keep it) and the @awaiting flag. */
+/* Writer side: one more change event; refills with older tickets are
+ * refused from now on. */
+static inline void ibk__epoch_advance(struct ibk__table *h)
+{
+	/* Release: pairs with the acquire load in ibk__refill_ticket(); a
+	 * consumer whose ticket is this event's sees what was written before
+	 * the event was applied (the device change that raised it). */
+	ibk__store(&h->epoch, ibk__load(&h->epoch, relaxed) + 1u, release);
+}
+
+/*
+ * One update of the state (@state, 0: keep it) and the @awaiting flag. An
+ * update that marks the table awaiting a refill (the @awaiting flag, or a
+ * state that is not readable) is a change event, and so is a change of
+ * state while the table awaits one: it moves the epoch, so that refills
+ * holding an older ticket are refused. Setting the state a table already
+ * has, while it awaits a refill, is none: a consumer that sets the port
+ * state inside its refill loop must see its refill go through.
+ */
 static inline void ibk__table_update_status(struct ibk__table *h,
 					    uint32_t state, uint32_t awaiting)
 {
+	uint32_t old, status;
+
 	ibk_latch_write_begin(&h->latch);
-	ibk__status_update(h, 0, state, awaiting);
+	old = ibk__load(&h->status[0], relaxed);
+	status = ibk__status_next(old, state, awaiting);
+	if (awaiting || (state && !ibk__state_readable(state)) ||
+	    ((status & IBK__AWAITING_REFILL) && status != old))
+		ibk__epoch_advance(h);
+	ibk__store(&h->status[0], status, relaxed);
 	ibk_latch_write_switch(&h->latch);
-	ibk__status_update(h, 1, state, awaiting);
+	ibk__store(&h->status[1], status, relaxed);
 	ibk_latch_write_end(&h->latch);
+}
+
+/*
+ * Writer side: takes @h's lock word for a refill with @ticket. True, with
+ * the lock held, if no change event came after the ticket was taken; false,
+ * with the lock free and nothing written, if one did.
+ */
+static inline bool ibk__refill_begin(struct ibk__table *h, uint32_t ticket)
+{
+	ibk__latch_lock(&h->latch);
+	if (ibk__load(&h->epoch, relaxed) != ticket) {
+		ibk_latch_write_end(&h->latch);
+		return false;
+	}
+	ibk__latch_flip(&h->latch);
+	return true;
+}
+
+/* The ticket a refill of @h takes: the change events so far. */
+static inline uint32_t ibk__refill_ticket(const struct ibk__table *h)
+{
+	/* Acquire: pairs with the release store of ibk__epoch_advance(), and
+	 * keeps the caller's device reads that follow after the ticket. */
+	return ibk__load(&h->epoch, acquire);
 }
 
 static inline bool ibk__port_state_valid(enum ibk_port_state state)
 {
-	return state >= IBK_PORT_DOWN && state <= IBK_PORT_ACTIVE;
+	return state >= IBK_PORT_DOWN && state <= IBK_PORT_ACTIVE_DEFER;
 }
 
 /* Either table's set_state: IBK_OK, or IBK_EINVAL for a bad @state. */
@@ -556,7 +656,8 @@ static inline int ibk__table_set_state(struct ibk__table *h,
 	return IBK_OK;
 }
 
-/* Either table's invalidate: marks it awaiting a refill. IBK_OK. */
+/* Either table's invalidate: marks it awaiting a refill, a change event.
+ * IBK_OK. */
 static inline int ibk__table_invalidate(struct ibk__table *h)
 {
 	ibk__table_update_status(h, 0, IBK__AWAITING_REFILL);
@@ -787,9 +888,10 @@ static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 /*
  * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
  * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
- * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN,
- * generation 0. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a
- * capacity outside 1..65536 or too few slots. Not concurrent with any use.
+ * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN and
+ * awaiting its first refill, generation 2 (never IBK_GENERATION_NEVER). IBK_OK; IBK_EINVAL for a
+ * NULL pointer; IBK_ERANGE for a capacity outside 1..65536 or too few
+ * slots. Not concurrent with any use.
  */
 static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 				      struct ibk_pkey_cell *cells,
@@ -817,19 +919,36 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 }
 
 /*
+ * The ticket to take before reading the device's P_Key table for a refill:
+ * ibk_pkey_table_refill() refuses it once a change event (PKEY_CHANGE,
+ * invalidate, leaving ARMED/ACTIVE, any event that marks the table
+ * awaiting a refill) has come after it. @t must be valid.
+ */
+static inline uint32_t ibk_pkey_table_refill_ticket(const struct ibk_pkey_table *t)
+{
+	return ibk__refill_ticket(&t->hdr);
+}
+
+/*
  * Publishes a whole new table as one generation, what a PKEY_CHANGE
  * handler does once it has re-read the device: entries 0..@n-1 from
- * @pkeys, the rest empty; clears "awaiting refill". IBK_OK; IBK_EINVAL for
- * NULL @t, or NULL @pkeys with @n > 0; IBK_ENOSPC if @n > capacity.
+ * @pkeys, the rest empty; clears "awaiting refill". @ticket is what
+ * ibk_pkey_table_refill_ticket() returned before the device was read.
+ * IBK_OK; IBK_ESTALE, writing nothing, if a change event came after the
+ * ticket (the device may have changed since it was read: read it again);
+ * IBK_EINVAL for NULL @t, or NULL @pkeys with @n > 0; IBK_ENOSPC if @n >
+ * capacity.
  */
 static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
-					const ibk_pkey_t *pkeys, uint32_t n)
+					const ibk_pkey_t *pkeys, uint32_t n,
+					uint32_t ticket)
 {
 	if (!t || (!pkeys && n))
 		return IBK_EINVAL;
 	if (n > t->hdr.capacity)
 		return IBK_ENOSPC;
-	ibk_latch_write_begin(&t->hdr.latch);
+	if (!ibk__refill_begin(&t->hdr, ticket))
+		return IBK_ESTALE;
 	ibk__pkey_fill(t, 0, pkeys, n);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__pkey_fill(t, 1, pkeys, n);
@@ -875,8 +994,10 @@ static inline int ibk_pkey_table_invalidate(struct ibk_pkey_table *t)
 /*
  * Takes a reference to entry @index: its value and the generation it was
  * read in. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
- * capacity; IBK_ENOTREADY unless the port is ARMED or ACTIVE; IBK_ESTALE
- * while awaiting a refill; IBK_ENOENT if the entry holds an invalid key.
+ * capacity; IBK_ENOTREADY unless the port is ARMED, ACTIVE or
+ * ACTIVE_DEFER; IBK_ESTALE while awaiting a refill; IBK_ENOENT if the
+ * entry holds an invalid key. On any error a non-NULL @ref gets the
+ * generation IBK_GENERATION_NEVER: it is never fresh.
  */
 static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 					 uint32_t index,
@@ -887,7 +1008,10 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 	unsigned c;
 	int rc;
 
-	if (!t || !ref)
+	if (!ref)
+		return IBK_EINVAL;
+	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
+	if (!t)
 		return IBK_EINVAL;
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
@@ -951,7 +1075,8 @@ static inline int ibk__pkey_lookup(const struct ibk_pkey_table *t,
  * Takes a reference to the entry ibk_pkey_table_find() answers for @pkey.
  * IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it matches
  * nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no valid
- * entry has @pkey's base. O(1): one hash probe run.
+ * entry has @pkey's base. O(1): one hash probe run. On any error a
+ * non-NULL @ref is never fresh, as for ibk_pkey_table_ref_get().
  */
 static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 					  ibk_pkey_t pkey,
@@ -960,7 +1085,10 @@ static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 	uint32_t gen, word;
 	int rc;
 
-	if (!t || !ref || !ibk_pkey_is_valid(pkey))
+	if (!ref)
+		return IBK_EINVAL;
+	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
+	if (!t || !ibk_pkey_is_valid(pkey))
 		return IBK_EINVAL;
 	rc = ibk__pkey_lookup(t, pkey, IBK_PKEY_BASE_MASK, &word, &gen);
 	if (rc != IBK_OK)
@@ -1374,17 +1502,25 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
+/* As ibk_pkey_table_refill_ticket(), for the GID table (GID_CHANGE). */
+static inline uint32_t ibk_gid_table_refill_ticket(const struct ibk_gid_table *t)
+{
+	return ibk__refill_ticket(&t->hdr);
+}
+
 /*
  * Publishes a whole new table as one generation, what a GID_CHANGE handler
  * does once it has re-read the device: entries 0..@n-1 from @e (an
  * all-zero GID is an empty slot, its type ignored), the rest empty; clears
- * "awaiting refill". IBK_OK; IBK_EINVAL for NULL @t, NULL @e with @n > 0,
- * or a non-zero GID whose type is not IB, RoCE v1 or RoCE v2 (nothing is
- * written then); IBK_ENOSPC if @n > capacity.
+ * "awaiting refill". @ticket as for ibk_pkey_table_refill(). IBK_OK;
+ * IBK_ESTALE, writing nothing, if a change event came after the ticket;
+ * IBK_EINVAL for NULL @t, NULL @e with @n > 0, or a non-zero GID whose
+ * type is not IB, RoCE v1 or RoCE v2 (nothing is written then);
+ * IBK_ENOSPC if @n > capacity.
  */
 static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 				       const struct ibk_gid_entry *e,
-				       uint32_t n)
+				       uint32_t n, uint32_t ticket)
 {
 	uint32_t i;
 
@@ -1396,7 +1532,8 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 		if (!ibk__gid_type_valid(e[i].type) &&
 		    !ibk_gid_is_zero(&e[i].gid))
 			return IBK_EINVAL;
-	ibk_latch_write_begin(&t->hdr.latch);
+	if (!ibk__refill_begin(&t->hdr, ticket))
+		return IBK_ESTALE;
 	ibk__gid_fill(t, 0, e, n);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__gid_fill(t, 1, e, n);
@@ -1449,8 +1586,9 @@ static inline int ibk_gid_table_invalidate(struct ibk_gid_table *t)
 /*
  * Takes a reference to entry @index. IBK_OK; IBK_EINVAL for a NULL
  * pointer; IBK_ERANGE if @index >= capacity; IBK_ENOTREADY unless the port
- * is ARMED or ACTIVE; IBK_ESTALE while awaiting a refill; IBK_ENOENT if
- * the entry's GID is all zero.
+ * is ARMED, ACTIVE or ACTIVE_DEFER; IBK_ESTALE while awaiting a refill;
+ * IBK_ENOENT if the entry's GID is all zero. On any error a non-NULL @ref
+ * gets the generation IBK_GENERATION_NEVER: it is never fresh.
  */
 static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 					uint32_t index, struct ibk_gid_ref *ref)
@@ -1460,7 +1598,10 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	unsigned c;
 	int rc;
 
-	if (!t || !ref)
+	if (!ref)
+		return IBK_EINVAL;
+	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
+	if (!t)
 		return IBK_EINVAL;
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
@@ -1505,6 +1646,7 @@ static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
  * IBK_EINVAL for a NULL pointer, the all-zero GID (an empty slot is never
  * found) or a type that is neither valid nor IBK_GID_TYPE_ANY;
  * IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if absent. O(1): one probe run.
+ * On any error a non-NULL @ref is never fresh, as for ref_get.
  */
 static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 					 const struct ibk_gid *gid,
@@ -1516,7 +1658,10 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	unsigned c;
 	int rc;
 
-	if (!t || !gid || !ref ||
+	if (!ref)
+		return IBK_EINVAL;
+	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
+	if (!t || !gid ||
 	    (type != IBK_GID_TYPE_ANY && !ibk__gid_type_valid(type)))
 		return IBK_EINVAL;
 	ibk__gid_to_words(gid, w);
@@ -1600,18 +1745,25 @@ static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
 
 /* ------------------------------------------------------------------------
  * Port: both tables, the violation counters, events, receive checks
+ *
+ * What a verbs consumer keeps per port, and the receive checks that need
+ * the P_Key table: a packet to QP1 matches against the whole table, any
+ * other QP against the entry at its own P_Key index. Key violations are
+ * counted in the port's 16-bit counters; every other drop is not.
  * ------------------------------------------------------------------------ */
 
 /*
- * One port's cache. Each table header and the counters sit on cache lines
- * of their own, so receive paths bumping a counter, or a GID writer, never
- * disturb P_Key readers. The struct is 64-byte aligned: give it static
- * storage, embed it, or allocate it with aligned_alloc(64, ...).
+ * One port's cache. The P_Key header, the GID header and the counters are
+ * kept at least a cache line apart, so receive paths bumping a counter, or
+ * a GID writer, never touch a line P_Key readers load. Padding does it, not
+ * alignment: a port may live in memory from malloc() or kmalloc().
  */
 struct ibk_port {
 	struct ibk_pkey_table pkeys;
+	uint8_t ibk__gap0[IBK__CACHE_LINE];
 	struct ibk_gid_table gids;
-	IBK__ALIGNED(IBK__CACHE_LINE) struct ibk_counter16 pkey_violations;
+	uint8_t ibk__gap1[IBK__CACHE_LINE];
+	struct ibk_counter16 pkey_violations;
 	struct ibk_counter16 qkey_violations;
 };
 
@@ -1619,6 +1771,9 @@ struct ibk_port {
  * Initialises both tables on caller storage (see ibk_pkey_table_init() and
  * ibk_gid_table_init()) and zeroes the counters. IBK_OK; IBK_EINVAL for a
  * NULL pointer; IBK_ERANGE for a bad capacity or too few hash slots.
+ * Initialising a port again restarts its generations, so references from
+ * before could read fresh: to start over on a live port, for a device
+ * re-opened after DEVICE_FATAL, use ibk_port_reset().
  */
 static inline int ibk_port_init(struct ibk_port *port,
 				struct ibk_pkey_cell *pkey_cells,
@@ -1644,8 +1799,10 @@ static inline int ibk_port_init(struct ibk_port *port,
 	return rc;
 }
 
-/* Sets the port state in both tables, each as one generation. IBK_OK;
- * IBK_EINVAL for NULL @port or a state outside enum ibk_port_state. */
+/* Sets the port state in both tables, each as one generation; a state
+ * other than ARMED, ACTIVE or ACTIVE_DEFER marks them awaiting a refill.
+ * IBK_OK; IBK_EINVAL for NULL @port or a state outside enum
+ * ibk_port_state. */
 static inline int ibk_port_set_state(struct ibk_port *port,
 				     enum ibk_port_state state)
 {
@@ -1658,14 +1815,16 @@ static inline int ibk_port_set_state(struct ibk_port *port,
 
 /*
  * Applies an asynchronous event before the consumer re-reads the device:
- * every reference into an affected table goes stale at once, and reads
- * return IBK_ESTALE (awaiting refill) or IBK_ENOTREADY (DOWN) until the
- * refill or the next state change. PORT_ACTIVE also awaits a refill: what
- * a port's tables hold is undefined unless it is ARMED or ACTIVE
- * (ibv_query_pkey(3)), so what was cached before may be gone, and the
- * Linux core's cache re-reads on it too, as on LID_CHANGE,
- * CLIENT_REREGISTER and (older kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for
- * NULL @port or an event outside enum ibk_port_event.
+ * every reference into an affected table goes stale at once, reads return
+ * IBK_ESTALE (awaiting refill) or IBK_ENOTREADY (DOWN) until the refill
+ * or the next state change, and refills holding a ticket from before are
+ * refused. PORT_ERR and DEVICE_FATAL take the port DOWN and, as every
+ * exit from ARMED/ACTIVE does, mark both tables awaiting a refill.
+ * PORT_ACTIVE also awaits one: what a port's tables hold is undefined
+ * unless it is ARMED or ACTIVE (ibv_query_pkey(3)), and the Linux core's
+ * cache re-reads on it too, as on LID_CHANGE, CLIENT_REREGISTER and (older
+ * kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for NULL @port or an event
+ * outside enum ibk_port_event.
  */
 static inline int ibk_port_event(struct ibk_port *port,
 				 enum ibk_port_event event)
@@ -1704,22 +1863,125 @@ static inline int ibk_port_event(struct ibk_port *port,
 	return IBK_OK;
 }
 
-/* Inside a read section of P_Key copy @c: the QP1 verdict for one
- * packet. */
+static inline void ibk__pkey_empty(void *t, unsigned c)
+{
+	ibk__pkey_fill((struct ibk_pkey_table *)t, c, NULL, 0);
+}
+
+static inline void ibk__gid_empty(void *t, unsigned c)
+{
+	ibk__gid_fill((struct ibk_gid_table *)t, c, NULL, 0);
+}
+
+/* One update emptying both copies of @table (by @empty), DOWN and awaiting
+ * a refill: a change event, with the generation moving on. */
+static inline void ibk__table_reset(struct ibk__table *h, void *table,
+				    void (*empty)(void *, unsigned))
+{
+	const uint32_t down = IBK_PORT_DOWN | IBK__AWAITING_REFILL;
+
+	ibk_latch_write_begin(&h->latch);
+	ibk__epoch_advance(h);
+	empty(table, 0);
+	ibk__store(&h->status[0], down, relaxed);
+	ibk_latch_write_switch(&h->latch);
+	empty(table, 1);
+	ibk__store(&h->status[1], down, relaxed);
+	ibk_latch_write_end(&h->latch);
+}
+
+/*
+ * Starts an initialised port over, for a consumer re-opening its device
+ * after DEVICE_FATAL: both tables empty, DOWN and awaiting a refill, each
+ * as one more generation (never an earlier one: references taken before
+ * stay stale), refill tickets from before refused, and the counters zero,
+ * as a reset device's PortInfo counters are. IBK_OK; IBK_EINVAL for NULL
+ * @port.
+ */
+static inline int ibk_port_reset(struct ibk_port *port)
+{
+	if (!port)
+		return IBK_EINVAL;
+	ibk__table_reset(&port->pkeys.hdr, &port->pkeys, ibk__pkey_empty);
+	ibk__table_reset(&port->gids.hdr, &port->gids, ibk__gid_empty);
+	ibk_counter16_reset(&port->pkey_violations);
+	ibk_counter16_reset(&port->qkey_violations);
+	return IBK_OK;
+}
+
+/*
+ * In P_Key copy @c: the lowest index holding a key that admits packet key
+ * @pkt (IBA 10.9), or -1. A limited @pkt needs a full entry of its base; a
+ * full one is admitted by either membership, so the lower of the two
+ * lowest indices wins: the first entry in table order that matches, the
+ * index Linux soft-RoCE's check_keys() reports for QP1. An invalid @pkt
+ * finds nothing: no slot holds base 0.
+ */
+static inline int ibk__pkey_first_admitting(const struct ibk_pkey_table *t,
+					    unsigned c, ibk_pkey_t pkt)
+{
+	uint32_t full, limited;
+
+	ibk__pkey_probe(t, c, ibk_pkey_to_full(pkt), 0xffffu, &full);
+	if (!ibk_pkey_is_full(pkt))
+		return full ? (int)IBK__SLOT_INDEX(full) : -1;
+	ibk__pkey_probe(t, c, ibk_pkey_to_limited(pkt), 0xffffu, &limited);
+	if (!full || (limited && IBK__SLOT_INDEX(limited) <
+			       IBK__SLOT_INDEX(full)))
+		full = limited;
+	return full ? (int)IBK__SLOT_INDEX(full) : -1;
+}
+
+/*
+ * Inside a read section of P_Key copy @c, for a packet that passed the
+ * header checks: the QP1 verdict, and in *@index the P_Key index matched.
+ */
 static inline enum ibk_rx_verdict
 ibk__gsi_verdict(const struct ibk_pkey_table *t, unsigned c, const void *bth,
-		 const void *deth)
+		 const void *deth, uint16_t *index)
 {
-	ibk_pkey_t pkt = ibk_bth_pkey(bth);
-	uint32_t word = ibk__pkey_find_word(t, c, pkt);
+	int i = ibk__pkey_first_admitting(t, c, ibk_bth_pkey(bth));
 
-	/* The entry find-by-value picks is full if the base has a full one,
-	 * so it admits @pkt iff any valid entry does. An invalid @pkt finds
-	 * nothing: invalid keys are never indexed. */
-	if (!word || !ibk_pkey_match(pkt, (ibk_pkey_t)IBK__SLOT_KEY(word)))
+	if (i < 0)
 		return IBK_RX_DROP_PKEY;
+	*index = (uint16_t)i;
 	return ibk_qkey_match(ibk_deth_qkey(deth), IBK_QKEY_GSI) ?
 	       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
+}
+
+/*
+ * Inside a read section of P_Key copy @c: the ibk_port_rx() verdict for
+ * one packet to @qp, and in *@index the P_Key index it was checked against
+ * (meaningful once the P_Key check has run).
+ */
+static inline enum ibk_rx_verdict
+ibk__port_verdict(const struct ibk_pkey_table *t, unsigned c,
+		  const struct ibk_qp_keys *qp, const void *bth,
+		  const void *deth, uint16_t *index)
+{
+	struct ibk_qp_keys keys;
+	enum ibk_rx_verdict v;
+
+	if (!bth || !ibk__qp_type_valid(qp->type))
+		return IBK_RX_DROP_MALFORMED;
+	v = ibk_rx_check_header(qp->type, bth);
+	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI)
+		return v;
+	if (!deth && ibk__qp_is_datagram(qp->type))
+		return IBK_RX_DROP_MALFORMED;
+	if (ibk__table_readable(&t->hdr, c) != IBK_OK)
+		return IBK_RX_DROP_PORT;
+	if (qp->type == IBK_QPT_GSI)
+		return ibk__gsi_verdict(t, c, bth, deth, index);
+	if (qp->pkey_index >= t->hdr.capacity)
+		return IBK_RX_DROP_PKEY_INDEX;
+	/* field by field: a struct copy may become a memcpy() call */
+	keys.type = qp->type;
+	keys.pkey = ibk__load(&t->cells[c][qp->pkey_index].pkey, relaxed);
+	keys.pkey_index = qp->pkey_index;
+	keys.qkey = qp->qkey;
+	*index = qp->pkey_index;
+	return ibk_rx_check(&keys, bth, deth);
 }
 
 static inline void ibk__port_count(struct ibk_port *port,
@@ -1731,134 +1993,116 @@ static inline void ibk__port_count(struct ibk_port *port,
 		ibk_counter16_inc(&port->qkey_violations);
 }
 
-/*
- * QP1 (GSI) receive check: IBK_RX_ACCEPT if the packet's P_Key matches
- * some valid entry of the port's table (a limited packet needs a full
- * entry of its base, a full packet any entry of it) and its Q_Key is
- * IBK_QKEY_GSI; else IBK_RX_DROP_PKEY / IBK_RX_DROP_QKEY (P_Key first),
- * counted in the port's violation counters; IBK_RX_DROP_PORT, uncounted,
- * unless the port is ARMED or ACTIVE and the table is not awaiting a
- * refill. @port, @bth and @deth must be valid.
- */
-static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
-						  const void *bth,
-						  const void *deth)
+/* One read section for one packet: the verdict, counted, and the P_Key
+ * index it was checked against in *@index. */
+static inline enum ibk_rx_verdict
+ibk__port_rx_one(struct ibk_port *port, const struct ibk_qp_keys *qp,
+		 const void *bth, const void *deth, uint16_t *index)
 {
 	const struct ibk_pkey_table *t = &port->pkeys;
-	enum ibk_rx_verdict v = IBK_RX_DROP_PORT;
+	enum ibk_rx_verdict v;
 	uint32_t gen;
-	unsigned c;
 
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
-		c = ibk_latch_copy(gen);
-		if (ibk__table_readable(&t->hdr, c) == IBK_OK)
-			v = ibk__gsi_verdict(t, c, bth, deth);
-		else
-			v = IBK_RX_DROP_PORT;
+		v = ibk__port_verdict(t, ibk_latch_copy(gen), qp, bth, deth,
+				      index);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	ibk__port_count(port, v);
 	return v;
 }
 
-/* Inside a read section of P_Key copy @c: sets keys->pkey (a copy of the
- * QP's keys) from the table entry at keys->pkey_index; IBK_RX_ACCEPT, or
- * the verdict that stops the packet first. */
-static inline enum ibk_rx_verdict
-ibk__qp_resolve(const struct ibk_pkey_table *t, unsigned c,
-		struct ibk_qp_keys *keys)
-{
-	if (ibk__table_readable(&t->hdr, c) != IBK_OK)
-		return IBK_RX_DROP_PORT;
-	if (keys->pkey_index >= t->hdr.capacity)
-		return IBK_RX_DROP_PKEY_INDEX;
-	keys->pkey = ibk__load(&t->cells[c][keys->pkey_index].pkey, relaxed);
-	return ibk_pkey_is_valid(keys->pkey) ? IBK_RX_ACCEPT :
-	       IBK_RX_DROP_PKEY_INDEX;
-}
-
 /*
  * The receive check for one packet to @qp on this port, from its @bth and,
- * for UD and GSI, the @deth after it:
+ * when the opcode carries one, the @deth after it, in a receiver's order
+ * (Linux soft-RoCE hdr_check(), check_type_state(), check_keys()):
+ *  - IBK_RX_DROP_MALFORMED for a NULL @bth or a QP type outside the enum;
+ *  - IBK_RX_DROP_TVER, IBK_RX_DROP_OPCODE: ibk_rx_check_header();
  *  - SMI (QP0): IBK_RX_ACCEPT in every port state; QP0 checks no key, and
- *    subnet management packets are what bring a port up (IBA 7.2).
- *  - GSI (QP1): as ibk_port_rx_gsi().
- *  - RC, UC, UD: ibk_rx_check() with the P_Key of the table entry at
- *    qp->pkey_index (qp->pkey is not used): IBK_RX_DROP_PKEY_INDEX if that
- *    index is out of range or its entry empty; UD also checks the Q_Key.
- * IBK_RX_DROP_PORT unless the port is ARMED or ACTIVE and the table is not
- * awaiting a refill. IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are counted in
- * the port's violation counters; no other verdict is. @port and @qp must
- * be valid; a NULL header gives ibk_rx_check()'s IBK_RX_DROP_MALFORMED.
+ *    subnet management packets are what bring a port up (IBA 7.2);
+ *  - IBK_RX_DROP_MALFORMED for a NULL @deth to a GSI or UD QP;
+ *  - IBK_RX_DROP_PORT unless the port is ARMED, ACTIVE or ACTIVE_DEFER
+ *    and the table is not awaiting a refill;
+ *  - GSI (QP1): as ibk_port_rx_gsi();
+ *  - RC, UC, UD: IBK_RX_DROP_PKEY_INDEX if qp->pkey_index is beyond the
+ *    table (a configuration error), else ibk_rx_check() against the entry
+ *    there (qp->pkey is not used): an empty entry matches no packet, a
+ *    counted P_Key violation as in soft-RoCE and qib.
+ * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are counted in the port's
+ * violation counters; no other verdict is. @port and @qp must be valid.
  */
 static inline enum ibk_rx_verdict ibk_port_rx(struct ibk_port *port,
 					      const struct ibk_qp_keys *qp,
 					      const void *bth,
 					      const void *deth)
 {
-	const struct ibk_pkey_table *t = &port->pkeys;
-	struct ibk_qp_keys keys = *qp;
-	enum ibk_rx_verdict v;
-	uint32_t gen;
+	uint16_t index;
 
-	if (qp->type == IBK_QPT_SMI || !bth)
-		return ibk_rx_check(qp, bth, deth);
-	if (qp->type == IBK_QPT_GSI) {
-		if (!deth)
-			return IBK_RX_DROP_MALFORMED;
-		return ibk_port_rx_gsi(port, bth, deth);
-	}
-	do {
-		gen = ibk_latch_read_begin(&t->hdr.latch);
-		v = ibk__qp_resolve(t, ibk_latch_copy(gen), &keys);
-	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (v != IBK_RX_ACCEPT)
-		return v;
-	v = ibk_rx_check(&keys, bth, deth);
-	ibk__port_count(port, v);
+	return ibk__port_rx_one(port, qp, bth, deth, &index);
+}
+
+/*
+ * QP1 (GSI) receive check: IBK_RX_ACCEPT if the packet's P_Key matches
+ * some valid entry of the port's table (a limited packet needs a full
+ * entry of its base, a full packet any entry of it) and its Q_Key is
+ * IBK_QKEY_GSI, with the index of the first matching entry in table order
+ * into *@pkey_index (may be NULL): what the work completion's pkey_index
+ * carries. Else the verdicts of ibk_port_rx() for a GSI QP, counted the
+ * same way. @port must be valid.
+ */
+static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
+						  const void *bth,
+						  const void *deth,
+						  uint16_t *pkey_index)
+{
+	struct ibk_qp_keys gsi;
+	enum ibk_rx_verdict v;
+	uint16_t index = 0;
+
+	gsi.type = IBK_QPT_GSI;
+	gsi.pkey = IBK_PKEY_INVALID;
+	gsi.pkey_index = 0;
+	gsi.qkey = IBK_QKEY_GSI;
+	v = ibk__port_rx_one(port, &gsi, bth, deth, &index);
+	if (v == IBK_RX_ACCEPT && pkey_index)
+		*pkey_index = index;
 	return v;
 }
 
 /*
- * One read section for a burst to a GSI, RC, UC or UD QP: fills verdicts[]
- * and returns IBK_RX_ACCEPT, or returns the verdict that stops the whole
- * burst (port not ready, bad P_Key index) and leaves verdicts[] alone.
+ * Inside a read section of P_Key copy @c: the verdicts of a burst, packet
+ * i to qps[i], or to @qp when @qps is NULL, with the P_Key index each was
+ * checked against into @index[i] when @index is not NULL. A burst to one
+ * UD QP whose entry can be read takes the branch-free ibk_rx_ud_burst().
  */
-static inline enum ibk_rx_verdict
-ibk__rx_burst_verdicts(const struct ibk_pkey_table *t,
-		       const struct ibk_qp_keys *qp, const void *const *hdrs,
-		       uint8_t *verdicts, size_t n)
+static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
+				   const struct ibk_qp_keys *qp,
+				   const struct ibk_qp_keys *const *qps,
+				   const void *const *hdrs, uint8_t *verdicts,
+				   uint16_t *index, size_t n)
 {
-	struct ibk_qp_keys keys = *qp;
-	enum ibk_rx_verdict v;
-	uint32_t gen;
-	unsigned c;
+	uint16_t at;
 	size_t i;
 
-	do {
-		gen = ibk_latch_read_begin(&t->hdr.latch);
-		c = ibk_latch_copy(gen);
-		if (qp->type == IBK_QPT_GSI) {
-			v = ibk__table_readable(&t->hdr, c) == IBK_OK ?
-			    IBK_RX_ACCEPT : IBK_RX_DROP_PORT;
-			for (i = 0; v == IBK_RX_ACCEPT && i < n; i++)
-				verdicts[i] = (uint8_t)ibk__gsi_verdict(t, c,
-					hdrs[i], (const uint8_t *)hdrs[i] +
-						 IBK_BTH_LEN);
-		} else {
-			v = ibk__qp_resolve(t, c, &keys);
-		}
-	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_GSI)
-		return v;
-	/* the table is read: the rest works on the resolved copy */
-	if (keys.type == IBK_QPT_UD)
-		ibk_rx_ud_burst(keys.pkey, keys.qkey, hdrs, verdicts, n);
-	else
-		for (i = 0; i < n; i++)
-			verdicts[i] = (uint8_t)ibk_rx_check(&keys, hdrs[i],
-							    NULL);
-	return IBK_RX_ACCEPT;
+	if (!qps && qp->type == IBK_QPT_UD &&
+	    ibk__table_readable(&t->hdr, c) == IBK_OK &&
+	    qp->pkey_index < t->hdr.capacity) {
+		ibk_rx_ud_burst(ibk__load(&t->cells[c][qp->pkey_index].pkey,
+					  relaxed),
+				qp->qkey, hdrs, verdicts, n);
+		for (i = 0; index && i < n; i++)
+			index[i] = qp->pkey_index;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ibk_qp_keys *q = qps ? qps[i] : qp;
+
+		at = q->pkey_index;	/* QP1 overwrites it with its match */
+		verdicts[i] = (uint8_t)ibk__port_verdict(t, c, q, hdrs[i],
+			(const uint8_t *)hdrs[i] + IBK_BTH_LEN, &at);
+		if (index)
+			index[i] = at;
+	}
 }
 
 static inline uint32_t ibk__clamp16(size_t n)
@@ -1866,29 +2110,13 @@ static inline uint32_t ibk__clamp16(size_t n)
 	return n < IBK_COUNTER16_MAX ? (uint32_t)n : IBK_COUNTER16_MAX;
 }
 
-/*
- * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a
- * BTH, immediately followed by its DETH for UD and GSI (the layout of
- * ibk_rx_ud_burst()); verdicts[i] gets the enum ibk_rx_verdict. Returns
- * the number accepted. The table is read in one read section for the
- * whole burst, and each counter takes at most one add. Every pointer must
- * be valid.
- */
-static inline size_t ibk_port_rx_burst(struct ibk_port *port,
-				       const struct ibk_qp_keys *qp,
-				       const void *const *hdrs,
-				       uint8_t *verdicts, size_t n)
+/* Counts a burst's key violations with one add per counter; returns the
+ * number accepted. */
+static inline size_t ibk__port_count_burst(struct ibk_port *port,
+					   const uint8_t *verdicts, size_t n)
 {
-	enum ibk_rx_verdict v = IBK_RX_ACCEPT;
 	size_t i, accepted = 0, pkey_drops = 0, qkey_drops = 0;
 
-	if (qp->type != IBK_QPT_SMI)
-		v = ibk__rx_burst_verdicts(&port->pkeys, qp, hdrs, verdicts, n);
-	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI) {
-		for (i = 0; i < n; i++)
-			verdicts[i] = (uint8_t)v;
-		return v == IBK_RX_ACCEPT ? n : 0;
-	}
 	for (i = 0; i < n; i++) {
 		accepted += verdicts[i] == IBK_RX_ACCEPT;
 		pkey_drops += verdicts[i] == IBK_RX_DROP_PKEY;
@@ -1901,6 +2129,62 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 		ibk_counter16_add(&port->qkey_violations,
 				  ibk__clamp16(qkey_drops));
 	return accepted;
+}
+
+/* One read section for a burst (see ibk__port_burst()), then the count. */
+static inline size_t ibk__port_rx_burst(struct ibk_port *port,
+					const struct ibk_qp_keys *qp,
+					const struct ibk_qp_keys *const *qps,
+					const void *const *hdrs,
+					uint8_t *verdicts, uint16_t *index,
+					size_t n)
+{
+	const struct ibk_pkey_table *t = &port->pkeys;
+	uint32_t gen;
+
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		ibk__port_burst(t, ibk_latch_copy(gen), qp, qps, hdrs,
+				verdicts, index, n);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	return ibk__port_count_burst(port, verdicts, n);
+}
+
+/*
+ * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a
+ * BTH and the IBK_DETH_LEN bytes after it (the DETH when the opcode
+ * carries one); verdicts[i] gets the enum ibk_rx_verdict. Returns the
+ * number accepted. The table is read in one read section for the whole
+ * burst, and each counter takes at most one add. Every pointer must be
+ * valid.
+ */
+static inline size_t ibk_port_rx_burst(struct ibk_port *port,
+				       const struct ibk_qp_keys *qp,
+				       const void *const *hdrs,
+				       uint8_t *verdicts, size_t n)
+{
+	return ibk__port_rx_burst(port, qp, NULL, hdrs, verdicts, NULL, n);
+}
+
+/*
+ * ibk_port_rx() for a burst of @n packets to many QPs, as a receive queue
+ * shared by a port's QPs delivers them: packet i to qps[i], its headers as
+ * for ibk_port_rx_burst(); pkey_index[i] (@pkey_index may be NULL) gets
+ * the P_Key index an accepted packet matched: the QP's own, or for QP1 the
+ * first matching entry (a dropped packet gets its QP's own, but for a QP1
+ * packet dropped on its Q_Key, which gets the matching entry's). One read
+ * section of the table for the whole burst, at most one add per counter.
+ * Returns the number accepted. Every pointer but @pkey_index must be
+ * valid.
+ */
+static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
+				       const struct ibk_qp_keys *const *qps,
+				       const void *const *hdrs,
+				       uint8_t *verdicts, uint16_t *pkey_index,
+				       size_t n)
+{
+	return ibk__port_rx_burst(port, NULL, qps, hdrs, verdicts, pkey_index,
+				  n);
 }
 
 #endif /* IBKEYS_IB_TABLES_H */

@@ -187,7 +187,7 @@ void bench_rx_note(uint16_t qp_pkey, uint32_t qp_qkey,
 		   size_t len);
 
 /*
- * Zeroed, 64-byte aligned (a cache line, as ib_tables.h's tables want);
+ * Zeroed, 64-byte aligned (a cache line: each table header starts one);
  * exits on failure: the bench has nothing to fall back to. free() it.
  */
 void *bench_alloc(size_t size);

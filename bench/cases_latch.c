@@ -109,7 +109,8 @@ static void *latch_setup(const struct bench_case *c)
 	}
 	if (ibk_pkey_table_init(&k->t, k->cells, LATCH_LEN, k->slots,
 				IBK_PKEY_HASH_SLOTS(LATCH_LEN)) ||
-	    ibk_pkey_table_refill(&k->t, k->contents[0], LATCH_LEN) ||
+	    ibk_pkey_table_refill(&k->t, k->contents[0], LATCH_LEN,
+				  ibk_pkey_table_refill_ticket(&k->t)) ||
 	    ibk_pkey_table_set_state(&k->t, IBK_PORT_ACTIVE))
 		latch_fail("cannot set up a 65536-entry P_Key table");
 	pthread_rwlockattr_init(&attr);
@@ -266,7 +267,8 @@ typedef void (*latch_refill_fn)(struct latch *k, const ibk_pkey_t *keys);
 /* One full refill of the latch's table: both copies. */
 static void latch_refill_lib(struct latch *k, const ibk_pkey_t *keys)
 {
-	if (ibk_pkey_table_refill(&k->t, keys, LATCH_LEN))
+	if (ibk_pkey_table_refill(&k->t, keys, LATCH_LEN,
+				  ibk_pkey_table_refill_ticket(&k->t)))
 		latch_fail("P_Key refill failed");
 }
 

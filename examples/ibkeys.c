@@ -5,7 +5,7 @@
  *   ibkeys pkey 0x8001 0x0001     may QPs holding these two P_Keys talk?
  *   ibkeys qkey 0x80010000        range, control, send-side effect
  *   ibkeys gid fe80::2:c903:1:2345
- *   ibkeys mgid 0x8001 [SCOPE] [ipv4|ipv6]
+ *   ibkeys mgid 0x8001 [GROUP] [SCOPE]  IPoIB MGID (default: IPv4 broadcast)
  *   ibkeys roce 52:54:00:12:34:56 | 192.168.1.2 | 2001:db8::1
  *   ibkeys guid 0x0002c90300012345
  *
@@ -265,6 +265,38 @@ static const char *gid_kind(const struct ibk_gid *gid)
 	return "unicast, not link-local";
 }
 
+/* Which group an IPoIB MGID (RFC 4391) stands for. */
+static void describe_ipoib(const struct ibk_gid *gid, ibk_pkey_t pkey,
+			   unsigned scope, bool ipv6)
+{
+	uint32_t low = (uint32_t)gid->raw[12] << 24 |
+		       (uint32_t)gid->raw[13] << 16 |
+		       (uint32_t)gid->raw[14] << 8 | gid->raw[15];
+	unsigned tail[5];
+	int i;
+
+	if (!ipv6 && low == 0xffffffffu) {
+		field("IPoIB:", "IPv4 broadcast MGID of P_Key 0x%04x, scope "
+		      "0x%x (%s)", pkey, scope, scope_name(scope));
+	} else if (!ipv6) {
+		/* the low 28 bits of a group in 224.0.0.0/4 */
+		low |= 0xe0000000u;
+		field("IPoIB:", "MGID of IPv4 group %u.%u.%u.%u in P_Key "
+		      "0x%04x, scope 0x%x (%s)", low >> 24, low >> 16 & 0xff,
+		      low >> 8 & 0xff, low & 0xff, pkey, scope,
+		      scope_name(scope));
+	} else {
+		/* the low 80 bits of an IPv6 group: its last five groups */
+		for (i = 0; i < 5; i++)
+			tail[i] = (unsigned)gid->raw[6 + 2 * i] << 8 |
+				  gid->raw[7 + 2 * i];
+		field("IPoIB:", "MGID of an IPv6 group ending in "
+		      ":%x:%x:%x:%x:%x (its low 80 bits) in P_Key 0x%04x, "
+		      "scope 0x%x (%s)", tail[0], tail[1], tail[2], tail[3],
+		      tail[4], pkey, scope, scope_name(scope));
+	}
+}
+
 /* What else the GID is, when it is one of the derived forms. */
 static void describe_gid_origin(const struct ibk_gid *gid)
 {
@@ -274,8 +306,7 @@ static void describe_gid_origin(const struct ibk_gid *gid)
 	bool ipv6;
 
 	if (ibk_gid_ipoib_mgid_parse(gid, &pkey, &scope, &ipv6) == IBK_OK) {
-		field("IPoIB:", "%s broadcast MGID of P_Key 0x%04x, scope 0x%x (%s)",
-		      ipv6 ? "IPv6" : "IPv4", pkey, scope, scope_name(scope));
+		describe_ipoib(gid, pkey, scope, ipv6);
 	} else if (ibk_gid_is_v4mapped(gid)) {
 		uint32_t a = ibk_gid_to_ipv4(gid);
 
@@ -283,8 +314,9 @@ static void describe_gid_origin(const struct ibk_gid *gid)
 		      a >> 24, a >> 16 & 0xff, a >> 8 & 0xff, a & 0xff);
 	} else if (!ibk_gid_is_multicast(gid) &&
 		   ibk_gid_to_mac(gid, mac) == IBK_OK) {
-		field(ibk_gid_is_link_local(gid) ? "RoCE v1:" : "MAC-derived:",
-		      "interface id of MAC %02x:%02x:%02x:%02x:%02x:%02x",
+		field("MAC-derived:", "%s MAC %02x:%02x:%02x:%02x:%02x:%02x",
+		      ibk_gid_is_link_local(gid) ? "the default GID of" :
+		      "interface id of",
 		      mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 	}
 }
@@ -347,29 +379,50 @@ static int cmd_gid(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The IPoIB MGID (RFC 4391) of multicast group GROUP, IPv4 or IPv6, in
+ * partition P_KEY, or of the IPv4 broadcast group when there is no GROUP.
+ */
 static int cmd_mgid(int argc, char **argv)
 {
 	unsigned scope = IBK_GID_SCOPE_LINK;
-	bool ipv6 = false, have_scope = false, have_family = false;
-	struct ibk_gid mgid;
+	bool have_scope = false, have_group = false, ipv6 = false;
+	const char *group_arg = NULL;
+	struct ibk_gid mgid, group6;
+	uint32_t group4 = 0;
 	ibk_pkey_t pkey;
-	int i;
+	int i, rc;
 
 	if (!parse_pkey(argv[0], &pkey))
 		return bad_arg("P_Key", argv[0], "0x0000-0xffff");
 	for (i = 1; i < argc; i++) {
-		if (!have_family && (strcmp(argv[i], "ipv4") == 0 ||
-				     strcmp(argv[i], "ipv6") == 0)) {
-			ipv6 = strcmp(argv[i], "ipv6") == 0;
-			have_family = true;
+		if (!have_group && parse_ipv4(argv[i], &group4)) {
+			have_group = true;
+			group_arg = argv[i];
+		} else if (!have_group && strchr(argv[i], ':') &&
+			   ibk_gid_pton(argv[i], &group6) == 0) {
+			have_group = ipv6 = true;
+			group_arg = argv[i];
 		} else if (!have_scope && parse_scope(argv[i], &scope)) {
 			have_scope = true;
 		} else {
-			return bad_arg("scope or family", argv[i],
-				       "one scope (0-15, link, site, org, global) and one of ipv4, ipv6");
+			return bad_arg("group or scope", argv[i],
+				       "one IPv4 or IPv6 multicast group and one scope (0-15, link, site, org, global)");
 		}
 	}
-	mgid = ibk_gid_ipoib_mgid(pkey, scope, ipv6);
+	if (!ibk_pkey_is_valid(pkey))
+		return bad_arg("P_Key", argv[0],
+			       "a valid P_Key (base 0 names no partition)");
+	if (!have_group)
+		rc = ibk_gid_ipoib_broadcast(pkey, scope, &mgid);
+	else if (ipv6)
+		rc = ibk_gid_ipoib_mgid_ipv6(pkey, scope, &group6, &mgid);
+	else
+		rc = ibk_gid_ipoib_mgid_ipv4(pkey, scope, group4, &mgid);
+	if (rc != IBK_OK)
+		return bad_arg("multicast group", group_arg, ipv6 ?
+			       "an IPv6 multicast group, ff00::/8" :
+			       "an IPv4 multicast group, 224.0.0.0/4");
 	describe_gid(&mgid);
 	return 0;
 }
@@ -423,10 +476,10 @@ static const struct command {
 	  "range, control and send-side use of a Q_Key", cmd_qkey },
 	{ "gid", 1, 1, "GID",
 	  "prefix, GUID, text forms and kind of a GID", cmd_gid },
-	{ "mgid", 1, 3, "P_KEY [SCOPE] [ipv4|ipv6]",
-	  "the IPoIB broadcast MGID of a partition", cmd_mgid },
+	{ "mgid", 1, 3, "P_KEY [GROUP] [SCOPE]",
+	  "IPoIB MGID of a group (default: IPv4 broadcast)", cmd_mgid },
 	{ "roce", 1, 1, "MAC|IPV4|IPV6",
-	  "RoCE GID of a MAC (v1) or an IP address (v2)", cmd_roce },
+	  "default GID of a MAC, or the GID of an IP address", cmd_roce },
 	{ "guid", 1, 1, "GUID",
 	  "both text forms of a GUID and its port GID", cmd_guid },
 };
@@ -443,7 +496,8 @@ static void usage(FILE *out)
 		fprintf(out, "  %-4s %-25s  %s\n", commands[i].name,
 			commands[i].args, commands[i].summary);
 	fputs("\nNumbers are decimal or 0x-prefixed hex. SCOPE is 0-15 or link,\n"
-	      "site, org, global (default link); the family defaults to ipv4.\n"
+	      "site, org, global (default link). GROUP is an IPv4 (224.0.0.0/4)\n"
+	      "or IPv6 (ff00::/8) multicast address.\n"
 	      "A GUID is 0x0002c90300012345 or 0002:c903:0001:2345.\n"
 	      "Exit status: 0 done, 1 malformed argument, 2 usage error.\n",
 	      out);

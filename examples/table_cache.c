@@ -12,13 +12,19 @@
  * through the port-level checks (ibk_port_rx_burst() for its UD QP,
  * ibk_port_rx() one packet at a time for QP1).
  *
- * A worker knows each packet's verdict only from how it built it. The
- * verdicts are compared with that only when the reference is still fresh
- * after the check, that is, when no table update ran between building the
- * packet and checking it; otherwise the packets raced an update and are
- * counted as such. At the end the program prints what happened and checks
- * that the counts agree with one another and with the port's violation
- * counters. Exit 0 if they all agree, 1 if any does not.
+ * A worker knows each packet's verdict only from how it built it and the
+ * InfiniBand rules. The verdicts are compared with that only when the
+ * reference is still fresh after the check, that is, when no table update
+ * ran between building the packet and checking it; otherwise the packets
+ * raced an update and are counted as such. When the QP's entry is empty
+ * there is no reference to take: the worker then brackets the check with
+ * two snapshots of the table and, if both have one generation, expects
+ * every UD packet to be a P_Key violation (an empty entry matches nothing:
+ * Linux rxe check_keys(), qib_ud_rcv()) and each QP1 packet what a scan of
+ * the snapshot gives. At the end the program prints what happened and
+ * checks that the counts agree with one another and that the port's
+ * violation counters hold the violations the packets were built to be.
+ * Exit 0 if they all agree, 1 if any does not.
  *
  * Usage: table_cache [--seconds N] [--packets N] [--help]
  */
@@ -43,7 +49,7 @@
 #define BURST		32	/* UD packets per ibk_port_rx_burst() call */
 #define GSI_PER_BURST	2	/* QP1 packets checked after each burst */
 #define PKT_LEN		(IBK_BTH_LEN + IBK_DETH_LEN)
-#define VERDICTS	(IBK_RX_DROP_MALFORMED + 1)
+#define VERDICTS	(IBK_RX_DROP_OPCODE + 1)
 #define MAX_REPORTED	5	/* mismatches printed in full per worker */
 
 /*
@@ -108,6 +114,7 @@ struct fabric {
 	struct ibk_gid_cell gid_cells[IBK_GID_CELLS(GID_CAPACITY)];
 	struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(GID_CAPACITY)];
 	atomic_bool stop;
+	atomic_uint first_rounds;	/* workers done with their first round */
 };
 
 /* GID[0] is the port's own GID, built from its GUID; the SM never moves it. */
@@ -195,17 +202,22 @@ static struct ibk_gid sm_random_gid(struct rng *r)
  * Bulk refill, as after re-reading the whole table from the device: a new
  * table of between half and all of capacity entries, published as one
  * generation. Index 0 keeps the default partition, as SMs lay tables out.
+ * The ticket is taken before the "device read"; the SM raises its events
+ * from this same thread, so none can come in between and the refill must
+ * succeed.
  */
 static void sm_refill_pkeys(struct sm *sm)
 {
 	ibk_pkey_t pkeys[PKEY_CAPACITY];
+	uint32_t ticket = ibk_pkey_table_refill_ticket(&sm->f->port.pkeys);
 	uint32_t n = PKEY_CAPACITY / 2 + rng_below(&sm->rng, PKEY_CAPACITY / 2 + 1);
 	uint32_t i;
 
 	pkeys[0] = IBK_PKEY_DEFAULT;
 	for (i = 1; i < n; i++)
 		pkeys[i] = sm_random_pkey(&sm->rng);
-	sm_expect_ok(sm, ibk_pkey_table_refill(&sm->f->port.pkeys, pkeys, n),
+	sm_expect_ok(sm, ibk_pkey_table_refill(&sm->f->port.pkeys, pkeys, n,
+					       ticket),
 		     "P_Key refill");
 	sm->stats.pkey_refills++;
 }
@@ -223,6 +235,7 @@ static void sm_set_pkey(struct sm *sm)
 static void sm_refill_gids(struct sm *sm)
 {
 	struct ibk_gid_entry gids[GID_CAPACITY];
+	uint32_t ticket = ibk_gid_table_refill_ticket(&sm->f->port.gids);
 	uint32_t n = GID_CAPACITY / 2 + rng_below(&sm->rng, GID_CAPACITY / 2 + 1);
 	uint32_t i;
 
@@ -232,7 +245,8 @@ static void sm_refill_gids(struct sm *sm)
 		gids[i].gid = sm_random_gid(&sm->rng);
 		gids[i].type = IBK_GID_TYPE_IB;
 	}
-	sm_expect_ok(sm, ibk_gid_table_refill(&sm->f->port.gids, gids, n),
+	sm_expect_ok(sm, ibk_gid_table_refill(&sm->f->port.gids, gids, n,
+					      ticket),
 		     "GID refill");
 	sm->stats.gid_refills++;
 }
@@ -309,6 +323,11 @@ static void *sm_thread(void *arg)
 {
 	struct sm *sm = (struct sm *)arg;
 
+	/* the first round of each worker runs on the table fabric_init()
+	 * left: one with its entry empty, so that case is always verified */
+	while (atomic_load(&sm->f->first_rounds) < NWORKERS &&
+	       !atomic_load_explicit(&sm->f->stop, memory_order_relaxed))
+		pause_for(0, 20);
 	while (!atomic_load_explicit(&sm->f->stop, memory_order_relaxed)) {
 		pause_for(0, 50 + (long)rng_below(&sm->rng, 500));
 		sm_change_something(sm);
@@ -342,6 +361,11 @@ struct worker_stats {
 	uint64_t accepted;		/* as the checks reported it */
 	uint64_t verdicts[VERDICTS];	/* as the verdicts said it */
 	uint64_t verified;		/* verdict compared with construction */
+	uint64_t verified_empty;	/* of which on an empty P_Key entry */
+	uint64_t pkey_built;		/* verified, built as P_Key violations */
+	uint64_t qkey_built;		/* verified, built as Q_Key violations */
+	uint64_t pkey_unverified;	/* not verified, dropped on the P_Key */
+	uint64_t qkey_unverified;	/* not verified, dropped on the Q_Key */
 	uint64_t raced;			/* a table update ran during the check */
 	uint64_t no_ref;		/* built with no entry to refer to */
 	uint64_t mismatches;		/* verified, and not what was built */
@@ -361,6 +385,9 @@ struct worker {
 	struct ibk_qp_keys gsi_qp;	/* the port's QP1 */
 	struct ibk_pkey_ref pkey_ref;	/* the UD QP's P_Key table entry */
 	bool have_pkey_ref;
+	int pkey_ref_rc;		/* why there is none: IBK_ENOENT, ... */
+	ibk_pkey_t snap[PKEY_CAPACITY];	/* the table while the entry is empty */
+	uint32_t snap_generation;
 	struct ibk_gid_ref gid_ref;	/* GID[0]: the source GID of replies */
 	bool have_gid_ref;
 
@@ -378,9 +405,10 @@ struct worker {
  */
 static void take_pkey_ref(struct worker *w)
 {
-	w->have_pkey_ref = ibk_pkey_table_ref_get(&w->f->port.pkeys,
-						  w->ud_qp.pkey_index,
-						  &w->pkey_ref) == IBK_OK;
+	w->pkey_ref_rc = ibk_pkey_table_ref_get(&w->f->port.pkeys,
+						w->ud_qp.pkey_index,
+						&w->pkey_ref);
+	w->have_pkey_ref = w->pkey_ref_rc == IBK_OK;
 	if (w->have_pkey_ref)
 		w->ud_qp.pkey = w->pkey_ref.pkey;
 }
@@ -536,15 +564,64 @@ static void report_mismatch(struct worker *w, const uint8_t *pkt,
 		ibk_rx_verdict_name(expected), ibk_rx_verdict_name(got));
 }
 
+/* IBA 10.9, written out: equal non-zero bases, at least one full member. */
+static bool rule_pkey_match(ibk_pkey_t a, ibk_pkey_t b)
+{
+	return (a & 0x7fffu) != 0 && ((a ^ b) & 0x7fffu) == 0 &&
+	       ((a | b) & 0x8000u) != 0;
+}
+
+/*
+ * While the QP's entry is empty there is no reference to build packets
+ * from: take the table as a snapshot instead, true if it could be read and
+ * the entry is still empty in it. Its generation tells afterwards whether
+ * the table changed while the packets were checked.
+ */
+static bool snapshot_empty_entry(struct worker *w)
+{
+	return w->pkey_ref_rc == IBK_ENOENT &&
+	       ibk_pkey_table_snapshot(&w->f->port.pkeys, w->snap,
+				       PKEY_CAPACITY, &w->snap_generation) ==
+	       PKEY_CAPACITY &&
+	       !ibk_pkey_is_valid(w->snap[w->ud_qp.pkey_index]);
+}
+
+static bool snapshot_unchanged(struct worker *w)
+{
+	ibk_pkey_t now[PKEY_CAPACITY];
+	uint32_t generation;
+
+	return ibk_pkey_table_snapshot(&w->f->port.pkeys, now, PKEY_CAPACITY,
+				       &generation) == PKEY_CAPACITY &&
+	       generation == w->snap_generation;
+}
+
+/* What QP1 does with a packet, by the rules, on the snapshot's table: it
+ * accepts a P_Key some entry admits, and then wants the GSI Q_Key. */
+static enum ibk_rx_verdict snapshot_gsi_verdict(const struct worker *w,
+						const uint8_t *pkt)
+{
+	ibk_pkey_t pkey = ibk_bth_pkey(pkt);
+	unsigned i;
+
+	for (i = 0; i < PKEY_CAPACITY; i++)
+		if (rule_pkey_match(pkey, w->snap[i]))
+			return ibk_deth_qkey(pkt + IBK_BTH_LEN) == IBK_QKEY_GSI ?
+			       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
+	return IBK_RX_DROP_PKEY;
+}
+
 /*
  * Count @n verdicts. If the packets were built from a reference that is
- * still fresh now, no update ran in between, and each verdict must be the
- * one its packet was built to get.
+ * still fresh now, or on an empty entry (@on_empty) of a table whose
+ * generation has not moved since, no update ran in between, and each
+ * verdict must be the one its packet was built to get.
  */
-static void settle(struct worker *w, bool built_on_ref,
+static void settle(struct worker *w, bool built_on_ref, bool on_empty,
 		   const struct ibk_qp_keys *qp, size_t n, size_t accepted)
 {
-	bool verify = built_on_ref && pkey_ref_fresh(w);
+	bool verify = built_on_ref ? pkey_ref_fresh(w) :
+		      on_empty && snapshot_unchanged(w);
 	size_t i;
 
 	w->stats.checked += n;
@@ -553,32 +630,48 @@ static void settle(struct worker *w, bool built_on_ref,
 		/* a value outside the enum counts as malformed: a check fails */
 		w->stats.verdicts[w->verdicts[i] < VERDICTS ?
 				  w->verdicts[i] : IBK_RX_DROP_MALFORMED]++;
+		if (verify) {
+			w->stats.pkey_built += w->expect[i] == IBK_RX_DROP_PKEY;
+			w->stats.qkey_built += w->expect[i] == IBK_RX_DROP_QKEY;
+		} else {
+			w->stats.pkey_unverified +=
+				w->verdicts[i] == IBK_RX_DROP_PKEY;
+			w->stats.qkey_unverified +=
+				w->verdicts[i] == IBK_RX_DROP_QKEY;
+		}
 		if (verify && w->verdicts[i] != w->expect[i])
 			report_mismatch(w, w->pkts[i], qp,
 					(enum ibk_rx_verdict)w->expect[i],
 					(enum ibk_rx_verdict)w->verdicts[i]);
 	}
-	if (verify)
+	if (verify) {
 		w->stats.verified += n;
-	else if (built_on_ref)
+		w->stats.verified_empty += on_empty ? n : 0;
+	} else if (built_on_ref || on_empty) {
 		w->stats.raced += n;
-	else
+	} else {
 		w->stats.no_ref += n;
+	}
 }
 
 /* BURST packets to our UD QP through the port's burst check. */
 static void ud_burst(struct worker *w, uint32_t *psn)
 {
 	size_t i, accepted;
-	bool built_on_ref;
+	bool built_on_ref, on_empty;
 
 	pkey_ref_fresh(w);
 	built_on_ref = w->have_pkey_ref;
-	for (i = 0; i < BURST; i++)
+	on_empty = !built_on_ref && snapshot_empty_entry(w);
+	for (i = 0; i < BURST; i++) {
 		w->expect[i] = (uint8_t)build_ud_packet(w, w->pkts[i], (*psn)++);
+		/* an empty entry matches nothing, whatever was built */
+		if (on_empty)
+			w->expect[i] = IBK_RX_DROP_PKEY;
+	}
 	accepted = ibk_port_rx_burst(&w->f->port, &w->ud_qp, w->hdrs,
 				     w->verdicts, BURST);
-	settle(w, built_on_ref, &w->ud_qp, BURST, accepted);
+	settle(w, built_on_ref, on_empty, &w->ud_qp, BURST, accepted);
 }
 
 /* QP1 packets one at a time through the port's single-packet check. */
@@ -588,15 +681,20 @@ static void gsi_packets(struct worker *w, uint32_t *psn)
 
 	for (i = 0; i < GSI_PER_BURST; i++) {
 		enum ibk_rx_verdict v;
-		bool built_on_ref;
+		bool built_on_ref, on_empty;
 
 		pkey_ref_fresh(w);
 		built_on_ref = w->have_pkey_ref;
+		on_empty = !built_on_ref && snapshot_empty_entry(w);
 		w->expect[0] = (uint8_t)build_gsi_packet(w, w->pkts[0], (*psn)++);
+		if (on_empty)
+			w->expect[0] = (uint8_t)snapshot_gsi_verdict(w,
+								     w->pkts[0]);
 		v = ibk_port_rx(&w->f->port, &w->gsi_qp, w->pkts[0],
 				w->pkts[0] + IBK_BTH_LEN);
 		w->verdicts[0] = (uint8_t)v;
-		settle(w, built_on_ref, &w->gsi_qp, 1, v == IBK_RX_ACCEPT);
+		settle(w, built_on_ref, on_empty, &w->gsi_qp, 1,
+		       v == IBK_RX_ACCEPT);
 	}
 }
 
@@ -639,6 +737,8 @@ static void *worker_thread(void *arg)
 		refresh_gid_ref(w);
 		ud_burst(w, &psn);
 		gsi_packets(w, &psn);
+		if (psn == BURST + GSI_PER_BURST)
+			atomic_fetch_add(&w->f->first_rounds, 1);
 	}
 	return NULL;
 }
@@ -661,6 +761,11 @@ static void sum_stats(struct worker_stats *sum, const struct worker *w,
 		for (v = 0; v < VERDICTS; v++)
 			sum->verdicts[v] += s->verdicts[v];
 		sum->verified += s->verified;
+		sum->verified_empty += s->verified_empty;
+		sum->pkey_built += s->pkey_built;
+		sum->qkey_built += s->qkey_built;
+		sum->pkey_unverified += s->pkey_unverified;
+		sum->qkey_unverified += s->qkey_unverified;
 		sum->raced += s->raced;
 		sum->no_ref += s->no_ref;
 		sum->mismatches += s->mismatches;
@@ -678,13 +783,13 @@ static void print_report(const struct worker_stats *sum,
 	unsigned v, i;
 
 	printf("packets checked          %" PRIu64 "\n", sum->checked);
-	printf("  verified against how they were built   %" PRIu64 "\n",
-	       sum->verified);
+	printf("  verified against how they were built   %" PRIu64
+	       " (%" PRIu64 " on an empty P_Key entry)\n",
+	       sum->verified, sum->verified_empty);
 	printf("  raced a table update (not verified)    %" PRIu64 "\n",
 	       sum->raced);
 	printf("  built with no entry to refer to        %" PRIu64
-	       " (port not ACTIVE, refill pending, or slot empty)\n",
-	       sum->no_ref);
+	       " (port not ACTIVE or refill pending)\n", sum->no_ref);
 	printf("verdicts\n");
 	for (v = 0; v < VERDICTS; v++)
 		printf("  %-38s %" PRIu64 "\n",
@@ -715,17 +820,22 @@ static bool check(bool ok, const char *what)
 }
 
 /*
- * A 16-bit violation counter must equal the drops the workers saw while
- * that is below 0xffff, and read 0xffff from then on (IBA PortInfo).
+ * A 16-bit violation counter must hold the violations the verified packets
+ * were built to be, plus the drops of the same kind among the packets that
+ * raced an update (their verdict is all there is to go by), while that is
+ * below 0xffff, and read 0xffff from then on (IBA PortInfo).
  */
-static bool check_counter(const char *name, uint64_t drops, uint16_t counter)
+static bool check_counter(const char *name, uint64_t built,
+			  uint64_t unverified, uint16_t counter)
 {
+	uint64_t drops = built + unverified;
 	uint64_t want = drops < IBK_COUNTER16_MAX ? drops : IBK_COUNTER16_MAX;
-	char what[160];
+	char what[200];
 
 	snprintf(what, sizeof(what),
-		 "%s violation counter %u == min(%s drops %" PRIu64 ", 0xffff)%s",
-		 name, (unsigned)counter, name, drops,
+		 "%s violation counter %u == min(%" PRIu64 " built as such + %"
+		 PRIu64 " unverified drops, 0xffff)%s",
+		 name, (unsigned)counter, built, unverified,
 		 drops >= IBK_COUNTER16_MAX ? " (saturated)" : "");
 	return check(counter == want, what);
 }
@@ -751,12 +861,20 @@ static bool check_all(const struct worker_stats *sum, const struct worker *w,
 		    "accepted + drops == checked");
 	ok &= check(sum->verified > 0 && sum->mismatches == 0,
 		    "every verified verdict is the one its packet was built for");
+	ok &= check(sum->verified_empty > 0,
+		    "some packets were verified on an empty P_Key entry");
 	ok &= check(sum->verdicts[IBK_RX_DROP_NEED_TABLE] == 0 &&
-		    sum->verdicts[IBK_RX_DROP_MALFORMED] == 0,
-		    "port checks never answer drop-need-table or drop-malformed");
-	ok &= check_counter("P_Key", sum->verdicts[IBK_RX_DROP_PKEY],
+		    sum->verdicts[IBK_RX_DROP_MALFORMED] == 0 &&
+		    sum->verdicts[IBK_RX_DROP_TVER] == 0 &&
+		    sum->verdicts[IBK_RX_DROP_OPCODE] == 0,
+		    "well-formed UD SENDs never get drop-need-table, "
+		    "drop-malformed, drop-tver or drop-opcode");
+	ok &= check(sum->verdicts[IBK_RX_DROP_PKEY_INDEX] == 0,
+		    "no drop-pkey-index: the QPs' P_Key indices are inside "
+		    "the table (an empty entry is a P_Key violation)");
+	ok &= check_counter("P_Key", sum->pkey_built, sum->pkey_unverified,
 			    pkey_violations);
-	ok &= check_counter("Q_Key", sum->verdicts[IBK_RX_DROP_QKEY],
+	ok &= check_counter("Q_Key", sum->qkey_built, sum->qkey_unverified,
 			    qkey_violations);
 	ok &= check(sum->false_stale == 0,
 		    "every stale reference re-took at a new generation");
@@ -843,6 +961,7 @@ static bool fabric_init(struct fabric *f, struct sm *sm)
 
 	memset(f, 0, sizeof(*f));
 	atomic_init(&f->stop, false);
+	atomic_init(&f->first_rounds, 0u);
 	rc = ibk_port_init(&f->port, f->pkey_cells, PKEY_CAPACITY,
 			   f->pkey_slots, IBK_HASH_SLOTS(PKEY_CAPACITY),
 			   f->gid_cells, GID_CAPACITY,
@@ -857,6 +976,11 @@ static bool fabric_init(struct fabric *f, struct sm *sm)
 	sm->rng = rng_for_thread(NWORKERS);
 	sm_refill_pkeys(sm);
 	sm_refill_gids(sm);
+	/* worker 1's QP (P_Key index 2) starts on an empty entry */
+	sm_expect_ok(sm, ibk_pkey_table_set(&f->port.pkeys, 2,
+					    IBK_PKEY_INVALID),
+		     "P_Key set");
+	sm->stats.pkey_sets++;
 	sm_expect_ok(sm, ibk_port_set_state(&f->port, IBK_PORT_ACTIVE),
 		     "set state ACTIVE");
 	return sm->failures == 0;

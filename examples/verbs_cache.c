@@ -7,7 +7,9 @@
  * libibverbs and sets the port state. Then it follows the devices' async
  * events: on each one it tells the cache first (ibk_port_event(), so every
  * reference into a changed table goes stale at once), then re-reads what
- * the cache now says needs a refill, then acknowledges the event.
+ * the cache now says needs a refill, then acknowledges the event. Each
+ * re-read takes a refill ticket before its first ibv_query_*() call, so a
+ * refill never publishes what the device held before a later event.
  *
  * Usage: verbs_cache [--once] [--help]
  *   --once  fill the caches, print each port's tables and exit
@@ -37,10 +39,25 @@
 
 _Static_assert(sizeof(union ibv_gid) == sizeof(struct ibk_gid),
 	       "struct ibk_gid is byte-compatible with union ibv_gid");
+_Static_assert((int)IBK_PORT_DOWN == (int)IBV_PORT_DOWN &&
+	       (int)IBK_PORT_INIT == (int)IBV_PORT_INIT &&
+	       (int)IBK_PORT_ARMED == (int)IBV_PORT_ARMED &&
+	       (int)IBK_PORT_ACTIVE == (int)IBV_PORT_ACTIVE &&
+	       (int)IBK_PORT_ACTIVE_DEFER == (int)IBV_PORT_ACTIVE_DEFER,
+	       "port states are numbered as enum ibv_port_state");
+_Static_assert((int)IBK_EVENT_DEVICE_FATAL == (int)IBV_EVENT_DEVICE_FATAL &&
+	       (int)IBK_EVENT_PORT_ACTIVE == (int)IBV_EVENT_PORT_ACTIVE &&
+	       (int)IBK_EVENT_PORT_ERR == (int)IBV_EVENT_PORT_ERR &&
+	       (int)IBK_EVENT_LID_CHANGE == (int)IBV_EVENT_LID_CHANGE &&
+	       (int)IBK_EVENT_PKEY_CHANGE == (int)IBV_EVENT_PKEY_CHANGE &&
+	       (int)IBK_EVENT_SM_CHANGE == (int)IBV_EVENT_SM_CHANGE &&
+	       (int)IBK_EVENT_CLIENT_REREGISTER == (int)IBV_EVENT_CLIENT_REREGISTER &&
+	       (int)IBK_EVENT_GID_CHANGE == (int)IBV_EVENT_GID_CHANGE,
+	       "events are numbered as enum ibv_event_type");
 
 /* One port's cache and the storage behind it, all owned by this program. */
 struct port_cache {
-	struct ibk_port port;		/* 64-byte aligned, so this struct is */
+	struct ibk_port port;		/* any alignment malloc() gives */
 	uint8_t num;			/* verbs port number, from 1 */
 	uint32_t pkey_len;		/* entries the device reports */
 	uint32_t gid_len;
@@ -115,8 +132,9 @@ static enum ibk_port_state port_state_from_verbs(enum ibv_port_state s)
 	case IBV_PORT_ARMED:
 		return IBK_PORT_ARMED;
 	case IBV_PORT_ACTIVE:
-	case IBV_PORT_ACTIVE_DEFER:	/* logically active: tables are valid */
 		return IBK_PORT_ACTIVE;
+	case IBV_PORT_ACTIVE_DEFER:	/* logically active: tables are valid */
+		return IBK_PORT_ACTIVE_DEFER;
 	default:			/* DOWN, NOP */
 		return IBK_PORT_DOWN;
 	}
@@ -188,17 +206,20 @@ static bool port_event_from_verbs(enum ibv_event_type type,
  * Filling the tables from the device
  * ------------------------------------------------------------------------ */
 
+/* How often a refill is retried when a change event came in while the
+ * device was being read (IBK_ESTALE): each retry reads it again. */
+#define REFILL_TRIES 8
+
 /*
- * Re-reads the whole P_Key table and publishes it as one generation.
- * ibv_query_pkey() returns the P_Key in network byte order: rdma-core's
- * libibverbs/verbs.c parses the sysfs value and stores htobe16() of it
- * (the prototype says __be16), and ibv_query_pkey(3) says "in network byte
- * order". The cache holds host order, hence ntohs().
+ * Reads the whole P_Key table into p->pkeys. ibv_query_pkey() returns the
+ * P_Key in network byte order: rdma-core's libibverbs/verbs.c parses the
+ * sysfs value and stores htobe16() of it (the prototype says __be16), and
+ * ibv_query_pkey(3) says "in network byte order". The cache holds host
+ * order, hence ntohs().
  */
-static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
+static int read_pkeys(const struct device_cache *d, struct port_cache *p)
 {
 	uint32_t i;
-	int rc;
 
 	for (i = 0; i < p->pkey_len; i++) {
 		__be16 wire;
@@ -210,7 +231,28 @@ static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
 		}
 		p->pkeys[i] = ntohs(wire);
 	}
-	rc = ibk_pkey_table_refill(&p->port.pkeys, p->pkeys, p->pkey_len);
+	return 0;
+}
+
+/*
+ * Re-reads the P_Key table and publishes it as one generation. The ticket
+ * comes first: if a change event reaches the cache while the device is
+ * being read (another thread handling events, say), the refill is refused
+ * with IBK_ESTALE rather than publish what the subnet manager has already
+ * replaced, and the table is read again.
+ */
+static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
+{
+	int rc = IBK_ESTALE, tries;
+
+	for (tries = 0; tries < REFILL_TRIES && rc == IBK_ESTALE; tries++) {
+		uint32_t ticket = ibk_pkey_table_refill_ticket(&p->port.pkeys);
+
+		if (read_pkeys(d, p) != 0)
+			return -1;
+		rc = ibk_pkey_table_refill(&p->port.pkeys, p->pkeys,
+					   p->pkey_len, ticket);
+	}
 	if (rc != IBK_OK) {
 		report_ibk(d, p->num, "ibk_pkey_table_refill", rc);
 		return -1;
@@ -219,16 +261,16 @@ static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
 }
 
 /*
- * Re-reads the GID table with ibv_query_gid_ex() (rdma-core v32 and
- * later), one index at a time: an index maps straight onto the cache's
- * slot, ENODATA marks an empty one, and an event re-reads only its own
- * port (ibv_query_gid_table() would return every port's valid entries).
+ * Reads the GID table into p->gids with ibv_query_gid_ex() (rdma-core v32
+ * and later), one index at a time: an index maps straight onto the
+ * cache's slot, ENODATA marks an empty one, and an event re-reads only its
+ * own port (ibv_query_gid_table() would return every port's valid
+ * entries).
  */
-static int refill_gids(const struct device_cache *d, struct port_cache *p)
+static int read_gids(const struct device_cache *d, struct port_cache *p)
 {
 	struct ibk_gid_entry empty = { { { 0 } }, IBK_GID_TYPE_IB };
 	uint32_t i;
-	int rc;
 
 	for (i = 0; i < p->gid_len; i++) {
 		struct ibv_gid_entry e;
@@ -249,7 +291,22 @@ static int refill_gids(const struct device_cache *d, struct port_cache *p)
 		}
 		memcpy(p->gids[i].gid.raw, e.gid.raw, sizeof(e.gid.raw));
 	}
-	rc = ibk_gid_table_refill(&p->port.gids, p->gids, p->gid_len);
+	return 0;
+}
+
+/* As refill_pkeys(), for the GID table. */
+static int refill_gids(const struct device_cache *d, struct port_cache *p)
+{
+	int rc = IBK_ESTALE, tries;
+
+	for (tries = 0; tries < REFILL_TRIES && rc == IBK_ESTALE; tries++) {
+		uint32_t ticket = ibk_gid_table_refill_ticket(&p->port.gids);
+
+		if (read_gids(d, p) != 0)
+			return -1;
+		rc = ibk_gid_table_refill(&p->port.gids, p->gids, p->gid_len,
+					  ticket);
+	}
 	if (rc != IBK_OK) {
 		report_ibk(d, p->num, "ibk_gid_table_refill", rc);
 		return -1;
@@ -287,12 +344,9 @@ static struct port_cache *port_alloc(uint32_t pkey_len, uint32_t gid_len)
 	uint32_t gid_cap = gid_len ? gid_len : 1;
 	struct port_cache *p;
 
-	/* sizeof is a multiple of the 64-byte alignment, as C11 asks */
-	p = (struct port_cache *)aligned_alloc(_Alignof(struct port_cache),
-					       sizeof(*p));
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	memset(p, 0, sizeof(*p));
 	p->pkey_len = pkey_len;
 	p->gid_len = gid_len;
 	p->pkey_cells = malloc(IBK_PKEY_CELLS(pkey_cap) * sizeof(*p->pkey_cells));
@@ -499,7 +553,9 @@ static int refresh_port(const struct device_cache *d, struct port_cache *p)
 	return rc;
 }
 
-/* The device is gone: its ports are DOWN for good, stop watching it. */
+/* The device is gone: its ports are DOWN, stop watching it. A program that
+ * re-opens the device would call ibk_port_reset() on each port and refill:
+ * its generations move on, so no reference from before reads fresh. */
 static void device_fatal(struct device_cache *d)
 {
 	unsigned i;

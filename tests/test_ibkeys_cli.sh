@@ -118,20 +118,37 @@ expect_not 'gid ff02::1' 'IPoIB'
 # 52:54:00:12:34:56 -> 5054:00ff:fe12:3456 (0x02 flipped, ff:fe inserted)
 expect 'gid fe80::5054:ff:fe12:3456' 'MAC 52:54:00:12:34:56'
 expect 'gid ::ffff:10.1.2.3' 'kind: +IPv4-mapped' '10\.1\.2\.3'
+# an IPv4 group's GID is multicast (Linux rdma_is_multicast_addr)
+expect 'gid ::ffff:224.0.0.1' 'kind: +multicast' '224\.0\.0\.1'
 expect 'gid ff12:401b:ffff::ffff:ffff' 'IPoIB' 'P_Key 0xffff'
 # The MGID carries only full-member P_Keys: 0x7fff there is not IPoIB's.
 expect_not 'gid ff12:401b:7fff::ffff:ffff' 'IPoIB'
 
-# ---- IPoIB broadcast MGID ff1S:401b:PPPP:0:0:0:ffff:ffff, full bit forced.
+# ---- IPoIB MGIDs (RFC 4391), PPPP the P_Key with the full bit forced on:
+# ---- broadcast ff1S:401b:PPPP:0:0:0:ffff:ffff; an IPv4 group: 401b and
+# ---- its low 28 bits (Linux ip_ib_mc_map); an IPv6 group: 601b and its
+# ---- low 80 bits (ipv6_ib_mc_map). 224.0.0.251 = e0.00.00.fb -> ::fb;
+# ---- 239.255.255.250 -> low 28 bits 0fff:fffa; ff05::1:3 -> ...:1:3.
 expect 'mgid 0x8001' '^GID ff12:401b:8001::ffff:ffff$' \
-	'full form: +ff12:401b:8001:0000:0000:0000:ffff:ffff$'
+	'full form: +ff12:401b:8001:0000:0000:0000:ffff:ffff$' \
+	'IPoIB:.*broadcast.*P_Key 0x8001'
 expect 'mgid 0x0001' '^GID ff12:401b:8001::ffff:ffff$'
-expect 'mgid 0x8001 2 ipv4' '^GID ff12:401b:8001::ffff:ffff$'
-expect 'mgid 0xffff 5 ipv6' '^GID ff15:601b:ffff::ffff:ffff$'
+expect 'mgid 0x8001 2' '^GID ff12:401b:8001::ffff:ffff$'
 expect 'mgid 0x7fff global' '^GID ff1e:401b:ffff::ffff:ffff$'
-expect 'mgid 0x8001 ipv6' '^GID ff12:601b:8001::ffff:ffff$'
+expect 'mgid 0x8001 224.0.0.251' '^GID ff12:401b:8001::fb$' \
+	'IPoIB:.*IPv4 group 224\.0\.0\.251'
+expect 'mgid 0x8001 239.255.255.250' '^GID ff12:401b:8001::fff:fffa$' \
+	'IPv4 group 239\.255\.255\.250'
+expect 'mgid 0x8001 site 224.0.0.1' '^GID ff15:401b:8001::1$'
+expect 'mgid 0x8001 ff02::1' '^GID ff12:601b:8001::1$' 'IPoIB:.*IPv6'
+expect 'mgid 0xffff ff05::1:3 5' '^GID ff15:601b:ffff::1:3$'
+expect 'mgid 0x8001 ff02::1:ff00:1234' '^GID ff12:601b:8001::1:ff00:1234$'
+expect 'gid ff12:401b:8001::fb' 'IPoIB:.*IPv4 group 224\.0\.0\.251'
+# There is no IPv6 broadcast MGID, but 601b with any low 80 bits is IPoIB's.
+expect 'gid ff12:601b:8001::1' 'IPoIB:.*IPv6 group'
 
-# ---- RoCE v1: fe80::/64 || modified EUI-64; v2: ::ffff:a.b.c.d.
+# ---- The MAC's default GID: fe80::/64 || modified EUI-64; an IPv4
+# ---- address's GID: ::ffff:a.b.c.d.
 expect 'roce 52:54:00:12:34:56' '^GID fe80::5054:ff:fe12:3456$'
 expect 'roce 00:02:c9:01:02:03' '^GID fe80::202:c9ff:fe01:203$'
 expect 'roce 192.168.1.2' '^GID ::ffff:192\.168\.1\.2$' \
@@ -163,8 +180,16 @@ malformed gid fe80::1%eth0
 malformed gid 1.2.3.4
 malformed mgid 0x8001 16
 malformed mgid 0x8001 ipv5
-malformed mgid 0x8001 ipv4 ipv6
+malformed mgid 0x8001 ipv6
+malformed mgid 0x8001 2 5
+malformed mgid 0x8001 224.0.0.1 ff02::1
 malformed mgid zz
+# base 0 is no partition; groups outside 224.0.0.0/4 and ff00::/8
+malformed mgid 0x8000
+malformed mgid 0x0000
+malformed mgid 0x8001 10.0.0.1
+malformed mgid 0x8001 255.255.255.255
+malformed mgid 0x8001 fe80::1
 malformed roce 52:54:00:12:34
 malformed roce 52:54:00:12:34:567
 malformed roce 1.2.3

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_rx.c - per-packet receive checks and send-side key filling of
- * ib_keys.h: the verdict for every QP type, the UD burst against the
- * single-packet check and against the rules written out here.
+ * ib_keys.h: the verdict for every QP type, the header checks (TVer, the
+ * opcode's transport) for every opcode against a model of the Linux
+ * soft-RoCE receiver, the UD burst against the single-packet check and
+ * against the rules written out here.
  */
 #include <stdint.h>
 #include <string.h>
@@ -18,15 +20,20 @@ struct pkt {
 	uint8_t b[IBK_BTH_LEN + IBK_DETH_LEN];
 };
 
-/* Written from the layout: P_Key at BTH bytes 2-3, Q_Key at DETH 0-3. */
-static struct pkt make_pkt(uint16_t pkey, uint32_t qkey)
+/*
+ * Written from the layout: OpCode at BTH byte 0, TVer the low nibble of
+ * byte 1 (0, IBA 9.2; SE, M and PadCnt above it left random: they decide
+ * nothing here), P_Key at bytes 2-3, Q_Key at DETH 0-3.
+ */
+static struct pkt make_pkt_op(uint8_t opcode, uint16_t pkey, uint32_t qkey)
 {
 	struct pkt p;
 	unsigned i;
 
 	for (i = 0; i < sizeof(p.b); i++)
 		p.b[i] = (uint8_t)test_rng64();
-	p.b[0] = IBK_OPCODE_UD_SEND_ONLY;
+	p.b[0] = opcode;
+	p.b[1] &= 0xf0;
 	p.b[2] = (uint8_t)(pkey >> 8);
 	p.b[3] = (uint8_t)pkey;
 	p.b[12] = (uint8_t)(qkey >> 24);
@@ -34,6 +41,18 @@ static struct pkt make_pkt(uint16_t pkey, uint32_t qkey)
 	p.b[14] = (uint8_t)(qkey >> 8);
 	p.b[15] = (uint8_t)qkey;
 	return p;
+}
+
+/* A UD SEND Only (opcode 0x64, IBA 9.2 table 38): what a UD QP receives. */
+static struct pkt make_pkt(uint16_t pkey, uint32_t qkey)
+{
+	return make_pkt_op(0x64, pkey, qkey);
+}
+
+/* A SEND Only of @type's transport: RC 0x04, UC 0x24, else UD 0x64. */
+static uint8_t send_only(enum ibk_qp_type type)
+{
+	return type == IBK_QPT_RC ? 0x04 : type == IBK_QPT_UC ? 0x24 : 0x64;
 }
 
 static struct ibk_qp_keys qp_of(enum ibk_qp_type type, uint16_t pkey,
@@ -54,7 +73,7 @@ static enum ibk_rx_verdict check(enum ibk_qp_type type, uint16_t qp_pkey,
 				 uint32_t pkt_qkey)
 {
 	struct ibk_qp_keys qp = qp_of(type, qp_pkey, qp_qkey);
-	struct pkt p = make_pkt(pkt_pkey, pkt_qkey);
+	struct pkt p = make_pkt_op(send_only(type), pkt_pkey, pkt_qkey);
 
 	return ibk_rx_check(&qp, p.b, p.b + IBK_BTH_LEN);
 }
@@ -106,7 +125,7 @@ static void test_types(void)
 		       check(conn[i], 0xffff, 7, 0x8000, 7) == IBK_RX_DROP_PKEY,
 		       "%s: invalid P_Keys never pass, not even equal ones", n);
 		qp = qp_of(conn[i], 0xffff, 0);
-		p = make_pkt(0xffff, 0);
+		p = make_pkt_op(send_only(conn[i]), 0xffff, 0);
 		tap_ok(ibk_rx_check(&qp, p.b, NULL) == IBK_RX_ACCEPT,
 		       "%s needs no DETH", n);
 	}
@@ -144,12 +163,158 @@ static void test_types(void)
 	       "an unknown QP type is malformed");
 }
 
+/*
+ * The header checks of the Linux soft-RoCE receiver, written from its code
+ * (drivers/infiniband/sw/rxe/rxe_recv.c): hdr_check() drops a packet whose
+ * BTH TVer is not BTH_TVER (0, IBA 9.2); check_type_state() one whose
+ * transport, opcode & 0xe0, is not the QP's: IB_OPCODE_RC (0x00) for an RC
+ * QP, IB_OPCODE_UC (0x20) for UC, IB_OPCODE_UD (0x60) for UD, SMI and GSI
+ * QPs. The UD transport defines only SEND Only (0x64) and SEND Only with
+ * Immediate (0x65) (IBA 9.2 table 38; rxe_opcode[] has no other UD entry),
+ * the two opcodes followed by a DETH, so a datagram QP takes those only.
+ */
+static enum ibk_rx_verdict model_header(enum ibk_qp_type type,
+					unsigned opcode, unsigned tver)
+{
+	unsigned transport = opcode & 0xe0;
+
+	if (tver != 0)
+		return IBK_RX_DROP_TVER;
+	switch (type) {
+	case IBK_QPT_RC:
+		return transport == 0x00 ? IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
+	case IBK_QPT_UC:
+		return transport == 0x20 ? IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
+	default:
+		return opcode == 0x64 || opcode == 0x65 ? IBK_RX_ACCEPT :
+		       IBK_RX_DROP_OPCODE;
+	}
+}
+
+/*
+ * Every opcode 0..255, every QP type, TVer 0 and every other TVer, with
+ * keys that would pass: the header verdict is the model's, and when the
+ * header passes, the key verdict (QP0 accepts, QP1 needs the table).
+ * ibk_rx_check(), ibk_rx_check_header() and, for UD, ibk_rx_ud_burst().
+ */
+static void test_header_model(void)
+{
+	static const char *const names[] = { "SMI", "GSI", "RC", "UC", "UD" };
+	unsigned bad[5] = { 0, 0, 0, 0, 0 }, passed[5] = { 0, 0, 0, 0, 0 };
+	unsigned type, opcode, tver;
+
+	for (type = IBK_QPT_SMI; type <= IBK_QPT_UD; type++) {
+		struct ibk_qp_keys qp = qp_of((enum ibk_qp_type)type, 0xffff,
+					      0x11111111u);
+
+		for (opcode = 0; opcode < 256; opcode++) {
+			for (tver = 0; tver < 16; tver++) {
+				struct pkt p = make_pkt_op((uint8_t)opcode,
+							   0xffff, 0x11111111u);
+				enum ibk_rx_verdict head, want;
+				const void *hdrs[1];
+				uint8_t v = 0xee;
+
+				p.b[1] = (uint8_t)((p.b[1] & 0xf0) | tver);
+				head = model_header((enum ibk_qp_type)type,
+						    opcode, tver);
+				want = head != IBK_RX_ACCEPT ? head :
+				       type == IBK_QPT_SMI ? IBK_RX_ACCEPT :
+				       type == IBK_QPT_GSI ?
+				       IBK_RX_DROP_NEED_TABLE : IBK_RX_ACCEPT;
+				bad[type] += ibk_rx_check_header(
+					(enum ibk_qp_type)type, p.b) != head;
+				bad[type] += ibk_rx_check(&qp, p.b,
+					p.b + IBK_BTH_LEN) != want;
+				if (type == IBK_QPT_UD) {
+					hdrs[0] = p.b;
+					bad[type] += ibk_rx_ud_burst(0xffff,
+						0x11111111u, hdrs, &v, 1) !=
+						(want == IBK_RX_ACCEPT) ||
+						v != want;
+				}
+				passed[type] += head == IBK_RX_ACCEPT;
+			}
+		}
+		tap_ok(bad[type] == 0 && passed[type] ==
+		       (type == IBK_QPT_RC || type == IBK_QPT_UC ? 32u : 2u),
+		       "%s QP: all 256 opcodes x 16 TVer values as the rxe "
+		       "model says (transport = opcode & 0xe0%s; TVer 0 only): "
+		       "%u pass, %u bad", names[type],
+		       type == IBK_QPT_RC || type == IBK_QPT_UC ? "" :
+		       ", datagram QPs 0x64/0x65 only", passed[type], bad[type]);
+	}
+}
+
+/* The cases issue 8 names, one by one. */
+static void test_header_cases(void)
+{
+	struct ibk_qp_keys ud = qp_of(IBK_QPT_UD, 0xffff, 0x11111111u);
+	struct ibk_qp_keys rc = qp_of(IBK_QPT_RC, 0xffff, 0);
+	struct ibk_qp_keys qp;
+	const void *hdrs[1];
+	struct pkt p;
+	uint8_t v;
+	unsigned type, bad = 0;
+
+	/* an RC SEND Only whose payload starts with the UD QP's Q_Key: the
+	 * bytes after its BTH look like a DETH that would pass */
+	p = make_pkt_op(0x04, 0xffff, 0x11111111u);
+	hdrs[0] = p.b;
+	v = 0xee;
+	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE &&
+	       ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, &v, 1) == 0 &&
+	       v == IBK_RX_DROP_OPCODE,
+	       "RC SEND (0x04) to a UD QP, payload starting with its Q_Key: "
+	       "DROP_OPCODE by rx_check and rx_ud_burst (rxe check_type_state)");
+	tap_ok(ibk_rx_check(&ud, p.b, NULL) == IBK_RX_DROP_OPCODE,
+	       "... also with no DETH given: the opcode carries none, so it "
+	       "is not malformed");
+	p = make_pkt(0xffff, 0x11111111u);
+	tap_ok(ibk_rx_check(&rc, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE,
+	       "a UD SEND (0x64) to an RC QP: DROP_OPCODE");
+	p = make_pkt_op(0x24, 0xffff, 0);
+	tap_ok(ibk_rx_check(&rc, p.b, NULL) == IBK_RX_DROP_OPCODE,
+	       "a UC SEND (0x24) to an RC QP: DROP_OPCODE");
+	p = make_pkt_op(0x81, 0xffff, 0x11111111u);
+	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE &&
+	       ibk_rx_check(&rc, p.b, NULL) == IBK_RX_DROP_OPCODE,
+	       "CNP (0x81) to a UD or RC QP: DROP_OPCODE");
+	p = make_pkt_op(0x44, 0xffff, 0x11111111u);
+	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE,
+	       "an RD SEND (0x44) to a UD QP: DROP_OPCODE (RD not supported)");
+	for (type = IBK_QPT_SMI; type <= IBK_QPT_UD; type++) {
+		qp = qp_of((enum ibk_qp_type)type, 0xffff, 0x11111111u);
+		p = make_pkt_op(send_only((enum ibk_qp_type)type), 0xffff,
+				0x11111111u);
+		p.b[1] |= 0x0f;
+		bad += ibk_rx_check(&qp, p.b, p.b + IBK_BTH_LEN) !=
+		       IBK_RX_DROP_TVER;
+	}
+	p = make_pkt(0xffff, 0x11111111u);
+	p.b[1] |= 0x0f;
+	hdrs[0] = p.b;
+	v = 0xee;
+	tap_ok(bad == 0 && ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, &v, 1) ==
+	       0 && v == IBK_RX_DROP_TVER,
+	       "TVer 15: DROP_TVER for every QP type, QP0 included, and in "
+	       "the burst (rxe hdr_check)");
+	p = make_pkt_op(0x04, 0x0001, 0x22222222u);
+	p.b[1] |= 0x0f;
+	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_TVER,
+	       "TVer is checked before the opcode, and both before the keys");
+	p = make_pkt_op(0x04, 0x0001, 0x22222222u);
+	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE,
+	       "the opcode is checked before the keys: not a P_Key violation");
+}
+
 static void test_names(void)
 {
 	static const enum ibk_rx_verdict all[] = {
 		IBK_RX_ACCEPT, IBK_RX_DROP_PKEY, IBK_RX_DROP_QKEY,
 		IBK_RX_DROP_NEED_TABLE, IBK_RX_DROP_PORT,
 		IBK_RX_DROP_PKEY_INDEX, IBK_RX_DROP_MALFORMED,
+		IBK_RX_DROP_TVER, IBK_RX_DROP_OPCODE,
 	};
 	const size_t n = sizeof(all) / sizeof(all[0]);
 	bool ok = true;
@@ -241,7 +406,7 @@ static void test_burst(void)
 	const void *hdrs[68];
 	uint8_t verdicts[68 + 8];
 	unsigned bad_check = 0, bad_model = 0, bad_count = 0, bad_tail = 0;
-	unsigned seen[3] = { 0, 0, 0 };
+	unsigned seen[16] = { 0 };
 	unsigned trial;
 	size_t n, i;
 
@@ -262,6 +427,12 @@ static void test_burst(void)
 				struct pkt p = make_pkt(near_pkey(qp_pkey),
 							near_qkey(qp_qkey));
 
+				if (test_rng_below(8) == 0)	/* any opcode */
+					p.b[0] = (uint8_t)test_rng64();
+				else if (test_rng_below(8) == 0)
+					p.b[0] = 0x65;	/* SEND Only Imm */
+				if (test_rng_below(8) == 0)	/* any TVer */
+					p.b[1] |= (uint8_t)(1 + test_rng_below(15));
 				memcpy(h, p.b, sizeof(p.b));
 				hdrs[i] = h;
 			}
@@ -273,14 +444,18 @@ static void test_burst(void)
 				uint32_t qk = (uint32_t)h[12] << 24 |
 					      (uint32_t)h[13] << 16 |
 					      (uint32_t)h[14] << 8 | h[15];
-				unsigned want = !model_pkey(qp_pkey, pk) ? 1 :
-						qk != qp_qkey ? 2 : 0;
+				unsigned want = model_header(IBK_QPT_UD, h[0],
+							     h[1] & 0x0fu);
+
+				if (want == IBK_RX_ACCEPT)
+					want = !model_pkey(qp_pkey, pk) ? 1 :
+					       qk != qp_qkey ? 2 : 0;
 
 				bad_check += verdicts[i] !=
 					     ibk_rx_check(&qp, h, h + 12);
 				bad_model += verdicts[i] != want;
 				accepted += verdicts[i] == IBK_RX_ACCEPT;
-				if (verdicts[i] < 3)
+				if (verdicts[i] < 16)
 					seen[verdicts[i]]++;
 			}
 			for (i = n; i < sizeof(verdicts); i++)
@@ -292,14 +467,16 @@ static void test_burst(void)
 	       "rx_ud_burst == ibk_rx_check per packet, lengths 0..67 (%u bad)",
 	       bad_check);
 	tap_ok(bad_model == 0,
-	       "rx_ud_burst == the rules (P_Key first, then Q_Key) (%u bad)",
-	       bad_model);
+	       "rx_ud_burst == the rules (TVer, then the opcode, then P_Key, "
+	       "then Q_Key) (%u bad)", bad_model);
 	tap_ok(bad_count == 0 && bad_tail == 0,
 	       "returns the number accepted, writes no verdict past n "
 	       "(%u bad counts, %u bad tail bytes)", bad_count, bad_tail);
-	tap_ok(seen[0] > 1000 && seen[1] > 1000 && seen[2] > 1000,
-	       "the random packets exercised every verdict "
-	       "(%u accept, %u P_Key, %u Q_Key)", seen[0], seen[1], seen[2]);
+	tap_ok(seen[0] > 1000 && seen[1] > 1000 && seen[2] > 1000 &&
+	       seen[IBK_RX_DROP_TVER] > 1000 && seen[IBK_RX_DROP_OPCODE] > 1000,
+	       "the random packets exercised every verdict (%u accept, %u P_Key, "
+	       "%u Q_Key, %u TVer, %u opcode)", seen[0], seen[1], seen[2],
+	       seen[IBK_RX_DROP_TVER], seen[IBK_RX_DROP_OPCODE]);
 	tap_ok(ibk_rx_ud_burst(0xffff, 0, NULL, NULL, 0) == 0,
 	       "an empty burst accepts nothing");
 }
@@ -339,6 +516,8 @@ int main(void)
 	test_rng_seed(SEED);
 	test_errors();
 	test_types();
+	test_header_model();
+	test_header_cases();
 	test_names();
 	test_tx();
 	test_burst();

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ib_tables.h"
@@ -71,6 +72,23 @@ static void check(struct check *c, bool ok, const char *fmt, ...)
 static bool pkey_base_nonzero(unsigned k)
 {
 	return (k & 0x7fffu) != 0;
+}
+
+/*
+ * Refills as a single-threaded consumer makes them: the ticket taken right
+ * before (its device reads), so no change event comes in between.
+ */
+static int pk_refill(struct ibk_pkey_table *t, const ibk_pkey_t *keys,
+		     uint32_t n)
+{
+	return ibk_pkey_table_refill(t, keys, n,
+				     ibk_pkey_table_refill_ticket(t));
+}
+
+static int gid_refill(struct ibk_gid_table *t, const struct ibk_gid_entry *e,
+		      uint32_t n)
+{
+	return ibk_gid_table_refill(t, e, n, ibk_gid_table_refill_ticket(t));
 }
 
 /* Port with capacities (pk_cap, gid_cap), ACTIVE, tables empty. */
@@ -135,8 +153,15 @@ static void test_latch(void)
 	       "latch: 0xffffffff names copy 1");
 	ibk_latch_write_switch(&l);
 	ibk_latch_write_end(&l);
-	tap_ok(ibk_latch_read_begin(&l) == 0,
-	       "latch: 0xfffffffe + one update wraps to 0, copy 0");
+	tap_ok(ibk_latch_read_begin(&l) == 2,
+	       "latch: 0xfffffffe + one update wraps to 2, copy 0: the count "
+	       "skips 0 (IBK_GENERATION_NEVER) and 1");
+	ibk_latch_init(&l, 0);
+	s = ibk_latch_read_begin(&l);
+	ibk_latch_init(&l, 1);
+	tap_ok(s == 2 && ibk_latch_read_begin(&l) == 2 &&
+	       IBK_GENERATION_NEVER == 0,
+	       "latch: init at 0 or 1 starts at 2, never at IBK_GENERATION_NEVER");
 }
 
 /* ------------------------------------------------------------------------
@@ -298,7 +323,7 @@ static void test_pkey_find_model(uint32_t cap, unsigned tables,
 		n = test_rng_below(cap + 1);
 		for (i = 0; i < cap; i++)
 			model_pk[i] = i < n ? rnd_pkey_entry(nbases) : 0;
-		check(&c, ibk_pkey_table_refill(&port.pkeys, model_pk, n) ==
+		check(&c, pk_refill(&port.pkeys, model_pk, n) ==
 			  IBK_OK, "refill cap %u n %u failed", cap, n);
 		if (cap <= 128)
 			check_pkey_all(&c, cap);
@@ -337,7 +362,7 @@ static void test_pkey_find_exhaustive(void)
 	base_pool_fill(20000);
 	for (i = 0; i < MAX_CAP; i++)
 		model_pk[i] = rnd_pkey_entry(20000);
-	ibk_pkey_table_refill(&port.pkeys, model_pk, MAX_CAP);
+	pk_refill(&port.pkeys, model_pk, MAX_CAP);
 	for (k = 0; k < 0x10000; k++) {
 		first_exact[k] = -1;
 		if (k < 0x8000)
@@ -398,21 +423,31 @@ static void test_pkey_basics(void)
 	tap_ok(ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOTREADY,
 	       "a new table is DOWN: reads return IBK_ENOTREADY");
-	tap_ok(ibk_pkey_table_refill(t, keys, 7) == IBK_OK,
+	tap_ok(pk_refill(t, keys, 7) == IBK_OK,
 	       "refill 7 keys into capacity 8");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_INIT) == IBK_OK &&
 	       ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY,
 	       "INIT: reads refused with IBK_ENOTREADY");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_ARMED) == IBK_OK &&
+	       ibk_pkey_table_get(t, 0, &v) == IBK_ESTALE,
+	       "INIT -> ARMED: what was cached before awaits a refill");
+	tap_ok(pk_refill(t, keys, 7) == IBK_OK &&
 	       ibk_pkey_table_get(t, 0, &v) == IBK_OK && v == 0xffff,
-	       "ARMED: reads allowed (get 0 = 0xffff)");
+	       "ARMED after the refill: reads allowed (get 0 = 0xffff)");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE) == IBK_OK &&
 	       ibk_pkey_table_get(t, 1, &v) == IBK_OK && v == 0x8001,
 	       "ACTIVE: reads allowed (get 1 = 0x8001)");
 	tap_ok(ibk_pkey_table_set_state(t, (enum ibk_port_state)0) ==
 	       IBK_EINVAL &&
-	       ibk_pkey_table_set_state(t, (enum ibk_port_state)5) ==
-	       IBK_EINVAL, "set_state outside DOWN..ACTIVE is IBK_EINVAL");
+	       ibk_pkey_table_set_state(t, (enum ibk_port_state)6) ==
+	       IBK_EINVAL, "set_state outside DOWN..ACTIVE_DEFER is IBK_EINVAL");
+	tap_ok(IBK_PORT_ACTIVE_DEFER == 5 &&
+	       ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE_DEFER) == IBK_OK &&
+	       ibk_pkey_table_get(t, 1, &v) == IBK_OK && v == 0x8001 &&
+	       ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE) == IBK_OK &&
+	       ibk_pkey_table_get(t, 1, &v) == IBK_OK,
+	       "ACTIVE_DEFER (5, IBV_PORT_ACTIVE_DEFER): reads allowed as in "
+	       "ACTIVE, and the table stays as it was");
 	tap_ok(ibk_pkey_table_get(t, 3, &v) == IBK_ENOENT &&
 	       ibk_pkey_table_get(t, 4, &v) == IBK_ENOENT &&
 	       ibk_pkey_table_get(t, 7, &v) == IBK_ENOENT,
@@ -442,13 +477,13 @@ static void test_pkey_basics(void)
 	       ibk_pkey_table_ref_get(t, 0, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_ref_find(t, 1, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_snapshot(t, NULL, 8, NULL) == IBK_EINVAL &&
-	       ibk_pkey_table_refill(NULL, keys, 1) == IBK_EINVAL &&
-	       ibk_pkey_table_refill(t, NULL, 1) == IBK_EINVAL &&
+	       ibk_pkey_table_refill(NULL, keys, 1, 0) == IBK_EINVAL &&
+	       pk_refill(t, NULL, 1) == IBK_EINVAL &&
 	       ibk_pkey_table_set(NULL, 0, 1) == IBK_EINVAL &&
 	       ibk_pkey_table_set_state(NULL, IBK_PORT_ACTIVE) == IBK_EINVAL &&
 	       ibk_pkey_table_invalidate(NULL) == IBK_EINVAL,
 	       "NULL arguments: IBK_EINVAL");
-	tap_ok(ibk_pkey_table_refill(t, keys, 9) == IBK_ENOSPC,
+	tap_ok(pk_refill(t, keys, 9) == IBK_ENOSPC,
 	       "refill of more entries than the capacity: IBK_ENOSPC");
 	tap_ok(ibk_pkey_table_get(t, 1, &v) == IBK_OK && v == 0x8001,
 	       "a refused refill leaves the table alone");
@@ -462,7 +497,7 @@ static void test_pkey_basics(void)
 	tap_ok(rc == 8 && memcmp(snap, keys, sizeof(keys)) == 0 &&
 	       snap[7] == 0 && gen % 2 == 0,
 	       "snapshot copies the refill plus an empty tail, even generation");
-	tap_ok(ibk_pkey_table_refill(t, NULL, 0) == IBK_OK &&
+	tap_ok(pk_refill(t, NULL, 0) == IBK_OK &&
 	       ibk_pkey_table_snapshot(t, snap, 8, NULL) == 8 &&
 	       snap[0] == 0 && snap[7] == 0 &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOENT,
@@ -496,7 +531,7 @@ static void test_pkey_refs(void)
 	uint32_t gen = 0;
 
 	port_setup(4, 4, 1);
-	ibk_pkey_table_refill(t, keys, 3);
+	pk_refill(t, keys, 3);
 	tap_ok(ibk_pkey_table_ref_get(t, 1, &r) == IBK_OK && r.index == 1 &&
 	       r.pkey == 0x8001 && ibk_pkey_table_ref_fresh(t, &r),
 	       "ref_get: {1, 0x8001}, fresh");
@@ -517,7 +552,7 @@ static void test_pkey_refs(void)
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r),
 	       "stale after a set that rewrites the same value");
 	ibk_pkey_table_ref_get(t, 1, &r);
-	ibk_pkey_table_refill(t, keys, 3);
+	pk_refill(t, keys, 3);
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r), "stale after a refill");
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE);
@@ -525,7 +560,7 @@ static void test_pkey_refs(void)
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_pkey_table_invalidate(t);
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r), "stale after invalidate");
-	ibk_pkey_table_refill(t, keys, 3);
+	pk_refill(t, keys, 3);
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_gid_table_set_state(&port.gids, IBK_PORT_ARMED);
 	ibk_port_event(&port, IBK_EVENT_GID_CHANGE);
@@ -646,7 +681,7 @@ static void test_gid_find_model(uint32_t cap, unsigned tables, unsigned sets,
 				model_gid[i].type = IBK_GID_TYPE_IB;
 			}
 		}
-		check(&c, ibk_gid_table_refill(&port.gids, model_gid, n) ==
+		check(&c, gid_refill(&port.gids, model_gid, n) ==
 			  IBK_OK, "gid refill failed");
 		for (q = 0; q < pool && q < queries; q++)
 			check_gid_key(&c, cap, &gid_pool[q]);
@@ -695,7 +730,7 @@ static void test_gid_basics(void)
 	e[1].gid = a; e[1].type = IBK_GID_TYPE_ROCE_V2;
 	e[2].gid = b; e[2].type = IBK_GID_TYPE_ROCE_V2;
 	e[3].gid = zero; e[3].type = (enum ibk_gid_type)7;
-	tap_ok(ibk_gid_table_refill(t, e, 4) == IBK_OK,
+	tap_ok(gid_refill(t, e, 4) == IBK_OK,
 	       "gid refill: a zero GID's type is ignored");
 	tap_ok(ibk_gid_table_get(t, 1, &out) == IBK_OK && gid_eq(&out.gid, &a) &&
 	       out.type == IBK_GID_TYPE_ROCE_V2, "gid get returns GID and type");
@@ -714,13 +749,13 @@ static void test_gid_basics(void)
 	       ibk_gid_table_find(t, NULL, IBK_GID_TYPE_ANY, NULL) == IBK_EINVAL,
 	       "gid find: zero GID, bad type, NULL: IBK_EINVAL");
 	e[0].type = (enum ibk_gid_type)3;
-	tap_ok(ibk_gid_table_refill(t, e, 4) == IBK_EINVAL &&
+	tap_ok(gid_refill(t, e, 4) == IBK_EINVAL &&
 	       ibk_gid_table_find(t, &a, IBK_GID_TYPE_ANY, NULL) == 0,
 	       "gid refill with a bad type: IBK_EINVAL, table unchanged");
 	tap_ok(ibk_gid_table_set(t, 0, &a, (enum ibk_gid_type)3) == IBK_EINVAL &&
 	       ibk_gid_table_set(t, 4, &a, IBK_GID_TYPE_IB) == IBK_ERANGE &&
 	       ibk_gid_table_set(t, 0, NULL, IBK_GID_TYPE_IB) == IBK_EINVAL &&
-	       ibk_gid_table_refill(t, e, 5) == IBK_ENOSPC,
+	       gid_refill(t, e, 5) == IBK_ENOSPC,
 	       "gid set: bad type IBK_EINVAL, index IBK_ERANGE; "
 	       "refill IBK_ENOSPC");
 	tap_ok(ibk_gid_table_set(t, 0, &zero, (enum ibk_gid_type)9) == IBK_OK &&
@@ -796,8 +831,8 @@ static void test_events(void)
 		int pk, gd, pk_after, gd_after;
 
 		port_setup(2, 2, 1);
-		ibk_pkey_table_refill(&port.pkeys, keys, 2);
-		ibk_gid_table_refill(&port.gids, &ge, 1);
+		pk_refill(&port.pkeys, keys, 2);
+		gid_refill(&port.gids, &ge, 1);
 		ibk_pkey_table_ref_get(&port.pkeys, 0, &pr);
 		ibk_gid_table_ref_get(&port.gids, 0, &gr);
 		tap_ok(ibk_port_event(&port, c->event) == IBK_OK,
@@ -814,8 +849,8 @@ static void test_events(void)
 		       (c->gid_read == IBK_OK),
 		       "%s: references stale exactly in the affected tables",
 		       c->name);
-		ibk_pkey_table_refill(&port.pkeys, keys, 2);
-		ibk_gid_table_refill(&port.gids, &ge, 1);
+		pk_refill(&port.pkeys, keys, 2);
+		gid_refill(&port.gids, &ge, 1);
 		pk_after = ibk_pkey_table_get(&port.pkeys, 0, &v);
 		gd_after = ibk_gid_table_find(&port.gids, &ge.gid,
 					      IBK_GID_TYPE_ANY, NULL);
@@ -860,7 +895,7 @@ static void test_wrap(void)
 	port_setup(1, 1, 1);
 	ibk_latch_init(&t->hdr.latch, 0xfffffff8u);
 	ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE);	/* 0xfffffffa */
-	ibk_pkey_table_refill(t, keys, 1);		/* 0xfffffffc */
+	pk_refill(t, keys, 1);		/* 0xfffffffc */
 	for (i = 0; i < 6; i++) {
 		ibk_pkey_table_ref_get(t, 0, &r[i]);
 		check(&c, ibk_pkey_table_ref_fresh(t, &r[i]),
@@ -872,9 +907,11 @@ static void test_wrap(void)
 		ibk_pkey_table_set(t, 0, 0xffff);
 	}
 	tap_ok(c.bad == 0 && r[0].generation == 0xfffffffcu &&
-	       r[2].generation == 0 && r[5].generation == 6,
-	       "across the 32-bit wrap refs go stale and fresh ones stay fresh "
-	       "(0x%08x .. 0x%08x)", r[0].generation, r[5].generation);
+	       r[1].generation == 0xfffffffeu && r[2].generation == 2 &&
+	       r[5].generation == 8,
+	       "across the 32-bit wrap refs go stale and fresh ones stay fresh; "
+	       "0xfffffffe is followed by 2 (0x%08x .. 0x%08x)",
+	       r[0].generation, r[5].generation);
 }
 
 /* ------------------------------------------------------------------------
@@ -912,33 +949,83 @@ static void test_counters(void)
 
 #define HDR_LEN (IBK_BTH_LEN + IBK_DETH_LEN)
 
-static void make_hdr(uint8_t *hdr, unsigned pkey, uint32_t qkey)
+/* A SEND Only of the QP type's transport (IBA 9.2 table 38): RC 0x04, UC
+ * 0x24, UD 0x64, the last also for QP0 and QP1, which are UD QPs. */
+static uint8_t send_only(enum ibk_qp_type type)
 {
-	memset(hdr, 0, HDR_LEN);
-	ibk_bth_set_opcode(hdr, IBK_OPCODE_UD_SEND_ONLY);
-	ibk_bth_set_pkey(hdr, (ibk_pkey_t)pkey);
-	ibk_deth_set_qkey(hdr + IBK_BTH_LEN, qkey);
+	return type == IBK_QPT_RC ? 0x04 : type == IBK_QPT_UC ? 0x24 : 0x64;
 }
 
-/* IBA 10.9: equal non-zero bases, at least one side full. */
+/* BTH and DETH written byte by byte from the layout (IBA 9.2, 9.3): OpCode
+ * at byte 0, TVer 0 in byte 1, P_Key at 2-3; the DETH's Q_Key at 12-15. */
+static void make_hdr_op(uint8_t *hdr, uint8_t opcode, unsigned pkey,
+			uint32_t qkey)
+{
+	memset(hdr, 0, HDR_LEN);
+	hdr[0] = opcode;
+	hdr[2] = (uint8_t)(pkey >> 8);
+	hdr[3] = (uint8_t)pkey;
+	hdr[12] = (uint8_t)(qkey >> 24);
+	hdr[13] = (uint8_t)(qkey >> 16);
+	hdr[14] = (uint8_t)(qkey >> 8);
+	hdr[15] = (uint8_t)qkey;
+}
+
+static void make_hdr(uint8_t *hdr, unsigned pkey, uint32_t qkey)
+{
+	make_hdr_op(hdr, 0x64, pkey, qkey);
+}
+
+static unsigned hdr_pkey(const uint8_t *hdr)
+{
+	return (unsigned)hdr[2] << 8 | hdr[3];
+}
+
+static uint32_t hdr_qkey(const uint8_t *hdr)
+{
+	return (uint32_t)hdr[12] << 24 | (uint32_t)hdr[13] << 16 |
+	       (uint32_t)hdr[14] << 8 | hdr[15];
+}
+
+/* IBA 10.9: equal non-zero bases, at least one side full (rxe
+ * pkey_match()). */
 static bool model_pkey_match(unsigned a, unsigned b)
 {
 	return pkey_base_nonzero(a) && (a & 0x7fffu) == (b & 0x7fffu) &&
 	       ((a | b) & 0x8000u);
 }
 
-/* QP1: some valid entry of the table admits the packet's P_Key. */
-static enum ibk_rx_verdict model_gsi(uint32_t cap, unsigned pkt, uint32_t qkey)
+/*
+ * QP1, as the Linux soft-RoCE receiver's check_keys() did it while rxe
+ * kept a P_Key table: a linear scan of the port's table that stops at the
+ * first entry pkey_match() admits, whose index becomes pkt->pkey_index
+ * (the work completion's pkey_index); none is a P_Key violation, counted
+ * (set_bad_pkey_cntr()). Returns that index, or -1.
+ */
+static int model_gsi_index(uint32_t cap, unsigned pkt)
 {
 	uint32_t i;
 
 	for (i = 0; i < cap; i++)
 		if (model_pkey_match(pkt, model_pk[i]))
-			return qkey == 0x80010000u ? IBK_RX_ACCEPT :
-			       IBK_RX_DROP_QKEY;
-	return IBK_RX_DROP_PKEY;
+			return (int)i;
+	return -1;
 }
 
+static enum ibk_rx_verdict model_gsi(uint32_t cap, unsigned pkt, uint32_t qkey)
+{
+	if (model_gsi_index(cap, pkt) < 0)
+		return IBK_RX_DROP_PKEY;
+	return qkey == 0x80010000u ? IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
+}
+
+/*
+ * Any other QP, for a packet that passed the header checks: its own P_Key
+ * index; an index beyond the table is a configuration error, not counted;
+ * else pkey_match() against the entry there, where an empty entry (0x0000)
+ * matches nothing: a counted P_Key violation (rxe check_keys(), qib
+ * qib_ud_rcv() with qib_pkey_ok()). UD then compares the Q_Key.
+ */
 static enum ibk_rx_verdict model_qp(uint32_t cap,
 				    const struct ibk_qp_keys *qp,
 				    unsigned pkt, uint32_t qkey)
@@ -947,13 +1034,48 @@ static enum ibk_rx_verdict model_qp(uint32_t cap,
 		return IBK_RX_ACCEPT;
 	if (qp->type == IBK_QPT_GSI)
 		return model_gsi(cap, pkt, qkey);
-	if (qp->pkey_index >= cap || !pkey_base_nonzero(model_pk[qp->pkey_index]))
+	if (qp->pkey_index >= cap)
 		return IBK_RX_DROP_PKEY_INDEX;
 	if (!model_pkey_match(pkt, model_pk[qp->pkey_index]))
 		return IBK_RX_DROP_PKEY;
 	if (qp->type == IBK_QPT_UD && qkey != qp->qkey)
 		return IBK_RX_DROP_QKEY;
 	return IBK_RX_ACCEPT;
+}
+
+/*
+ * A whole port receive, in rxe's order: hdr_check() (TVer 0),
+ * check_type_state() (the opcode's transport is the QP's; datagram QPs
+ * take the two UD SEND opcodes, the ones with a DETH), QP0 accepted, a
+ * datagram without its DETH malformed, the port gate, then the keys.
+ */
+static enum ibk_rx_verdict model_port(uint32_t cap, bool readable,
+				      const struct ibk_qp_keys *qp,
+				      const uint8_t *hdr, bool have_deth)
+{
+	unsigned op = hdr[0], transport = op & 0xe0u;
+	bool datagram = qp->type == IBK_QPT_SMI || qp->type == IBK_QPT_GSI ||
+			qp->type == IBK_QPT_UD;
+
+	if (hdr[1] & 0x0fu)
+		return IBK_RX_DROP_TVER;
+	if (qp->type == IBK_QPT_RC ? transport != 0x00 :
+	    qp->type == IBK_QPT_UC ? transport != 0x20 :
+	    op != 0x64 && op != 0x65)
+		return IBK_RX_DROP_OPCODE;
+	if (qp->type == IBK_QPT_SMI)
+		return IBK_RX_ACCEPT;
+	if (datagram && !have_deth)
+		return IBK_RX_DROP_MALFORMED;
+	if (!readable)
+		return IBK_RX_DROP_PORT;
+	return model_qp(cap, qp, hdr_pkey(hdr), hdr_qkey(hdr));
+}
+
+static void reset_counters(void)
+{
+	ibk_counter16_reset(&port.pkey_violations);
+	ibk_counter16_reset(&port.qkey_violations);
 }
 
 static void test_rx_gsi_exhaustive(void)
@@ -969,18 +1091,24 @@ static void test_rx_gsi_exhaustive(void)
 	for (i = 0; i < cap; i++)
 		model_pk[i] = rnd_pkey_entry(48);
 	model_pk[0] = 0xffff;
-	ibk_pkey_table_refill(&port.pkeys, model_pk, cap);
+	pk_refill(&port.pkeys, model_pk, cap);
 	for (pkt = 0; pkt < 0x10000; pkt++) {
 		for (q = 0; q < 2; q++) {
 			uint32_t qkey = q ? 0x80010001u : IBK_QKEY_GSI;
 			enum ibk_rx_verdict want = model_gsi(cap, pkt, qkey);
 			enum ibk_rx_verdict got;
+			uint16_t index = 0xeeee;
+			int want_index = want == IBK_RX_ACCEPT ?
+					 model_gsi_index(cap, pkt) : 0xeeee;
 
 			make_hdr(hdr, pkt, qkey);
-			got = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN);
-			check(&c, got == want, "QP1 pkt 0x%04x qkey 0x%08x: %s, "
-			      "want %s", pkt, qkey, ibk_rx_verdict_name(got),
-			      ibk_rx_verdict_name(want));
+			got = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN,
+					      &index);
+			check(&c, got == want && index == want_index,
+			      "QP1 pkt 0x%04x qkey 0x%08x: %s index %u, "
+			      "want %s index %d", pkt, qkey,
+			      ibk_rx_verdict_name(got), index,
+			      ibk_rx_verdict_name(want), want_index);
 			pkey_drops += want == IBK_RX_DROP_PKEY;
 			qkey_drops += want == IBK_RX_DROP_QKEY;
 			if (pkey_drops == 0xfff0 || qkey_drops == 0xfff0) {
@@ -997,8 +1125,59 @@ static void test_rx_gsi_exhaustive(void)
 		  ibk_counter16_read(&port.qkey_violations) == qkey_drops,
 	      "QP1 violation counters at the end");
 	tap_ok(c.bad == 0, "QP1: all 65536 packet P_Keys x 2 Q_Keys against "
-	       "the membership rule over a 64-entry table, counters exact "
-	       "(%lu checks)", c.done);
+	       "the membership rule over a 64-entry table, the index of the "
+	       "first matching entry reported on accept and nothing written "
+	       "on a drop, counters exact (%lu checks)", c.done);
+}
+
+/* QP1's reported index on random tables full of duplicates: every
+ * capacity up to 40, a few partitions in both memberships and empty
+ * entries, against rxe's linear scan. */
+static void test_rx_gsi_index(void)
+{
+	struct check c = { 0, 0 };
+	uint8_t hdr[HDR_LEN];
+	unsigned t, k, accepted = 0, not_lowest_full = 0;
+
+	for (t = 0; t < 600; t++) {
+		uint32_t cap = 1 + t % 40, nbases = 1 + test_rng_below(4), i;
+
+		port_setup(cap, 1, 1);
+		base_pool_fill(nbases);
+		for (i = 0; i < cap; i++)
+			model_pk[i] = rnd_pkey_entry(nbases);
+		pk_refill(&port.pkeys, model_pk, cap);
+		for (k = 0; k < 64; k++) {
+			unsigned pkt = k < 48 ? model_pk[test_rng_below(cap)] ^
+					   (unsigned)(test_rng64() & 0x8000u) :
+					   (unsigned)test_rng64() & 0xffffu;
+			int want = model_gsi_index(cap, pkt);
+			uint16_t index = 0xeeee;
+			enum ibk_rx_verdict v;
+
+			make_hdr(hdr, pkt, IBK_QKEY_GSI);
+			v = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN,
+					    &index);
+			check(&c, want < 0 ? v == IBK_RX_DROP_PKEY &&
+					     index == 0xeeee :
+					     v == IBK_RX_ACCEPT && index == want,
+			      "cap %u pkt 0x%04x: %s index %u, want %d", cap,
+			      pkt, ibk_rx_verdict_name(v), index, want);
+			accepted += want >= 0;
+			/* cases where "first in table order" is not "full
+			 * member first": a limited entry before the full one */
+			not_lowest_full += want >= 0 && (pkt & 0x8000u) &&
+					   !(model_pk[want] & 0x8000u);
+			check(&c, ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN,
+						  NULL) == v,
+			      "NULL pkey_index changes nothing");
+		}
+	}
+	tap_ok(c.bad == 0 && accepted > 10000 && not_lowest_full > 1000,
+	       "QP1 reports the first matching index in table order (rxe "
+	       "check_keys() scan) on 600 random tables with duplicates "
+	       "(%u accepted, %u where a limited entry comes first; %lu "
+	       "checks)", accepted, not_lowest_full, c.done);
 }
 
 static void test_rx_qp(void)
@@ -1014,7 +1193,7 @@ static void test_rx_qp(void)
 
 	port_setup(cap, 1, 1);
 	memcpy(model_pk, keys, sizeof(keys));
-	ibk_pkey_table_refill(&port.pkeys, keys, cap);
+	pk_refill(&port.pkeys, keys, cap);
 	memset(&qp, 0, sizeof(qp));
 	qp.qkey = 0x11111111u;
 	qp.pkey = 0xffff;	/* must not be used: the table decides */
@@ -1027,7 +1206,7 @@ static void test_rx_qp(void)
 						IBK_QKEY_GSI;
 				enum ibk_rx_verdict want, got;
 
-				make_hdr(hdr, pkt, qkey);
+				make_hdr_op(hdr, send_only(qp.type), pkt, qkey);
 				want = model_qp(cap, &qp, pkt, qkey);
 				got = ibk_port_rx(&port, &qp, hdr,
 						  type == IBK_QPT_RC ||
@@ -1041,18 +1220,37 @@ static void test_rx_qp(void)
 		}
 	}
 	tap_ok(c.bad == 0, "port rx for SMI/GSI/RC/UC/UD against the model: "
-	       "P_Key from the entry at pkey_index, empty or out-of-range "
-	       "index, UD Q_Key (%lu checks)", c.done);
+	       "P_Key from the entry at pkey_index, an empty entry matching "
+	       "nothing, an index beyond the table, UD Q_Key (%lu checks)",
+	       c.done);
 
-	ibk_counter16_reset(&port.pkey_violations);
-	ibk_counter16_reset(&port.qkey_violations);
+	reset_counters();
 	qp.type = IBK_QPT_UD;
-	qp.pkey_index = 3;
+	qp.pkey_index = 3;	/* holds 0x0000 */
+	make_hdr(hdr, 0xffff, qp.qkey);
+	tap_ok(ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PKEY &&
+	       ibk_counter16_read(&port.pkey_violations) == 1,
+	       "an empty entry at the QP's P_Key index: DROP_PKEY, counted as "
+	       "a P_Key violation (rxe check_keys, qib_ud_rcv)");
+	qp.type = IBK_QPT_RC;
+	make_hdr_op(hdr, 0x04, 0x8000, 0);
+	tap_ok(ibk_port_rx(&port, &qp, hdr, NULL) == IBK_RX_DROP_PKEY &&
+	       ibk_counter16_read(&port.pkey_violations) == 2,
+	       "... also for an RC QP and a packet carrying the invalid key "
+	       "0x8000: an invalid key matches nothing, not even itself");
+	qp.type = IBK_QPT_UD;
+	qp.pkey_index = 5;	/* == capacity */
 	make_hdr(hdr, 0xffff, qp.qkey);
 	tap_ok(ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
 	       IBK_RX_DROP_PKEY_INDEX &&
-	       ibk_counter16_read(&port.pkey_violations) == 0,
-	       "DROP_PKEY_INDEX is not counted as a violation");
+	       (qp.pkey_index = 0xffff,
+		ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN)) ==
+	       IBK_RX_DROP_PKEY_INDEX &&
+	       ibk_counter16_read(&port.pkey_violations) == 2,
+	       "an index at or beyond the capacity: DROP_PKEY_INDEX, a "
+	       "configuration error, not counted");
+	reset_counters();
 	qp.pkey_index = 1;
 	make_hdr(hdr, 0x0002, qp.qkey);
 	ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN);
@@ -1067,7 +1265,7 @@ static void test_rx_qp(void)
 	make_hdr(hdr, 0x8001, qp.qkey);
 	tap_ok(ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
 	       IBK_RX_DROP_PORT &&
-	       ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN) ==
+	       ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN, NULL) ==
 	       IBK_RX_DROP_PORT,
 	       "awaiting refill: UD and QP1 get DROP_PORT");
 	ibk_port_set_state(&port, IBK_PORT_DOWN);
@@ -1081,8 +1279,157 @@ static void test_rx_qp(void)
 	       ibk_counter16_read(&port.qkey_violations) == 2,
 	       "port DOWN: QP1 gets DROP_PORT, not counted");
 	tap_ok(ibk_port_rx(&port, &qp, NULL, NULL) == IBK_RX_DROP_MALFORMED &&
-	       ibk_port_rx(&port, &qp, hdr, NULL) == IBK_RX_DROP_MALFORMED,
-	       "NULL headers: DROP_MALFORMED");
+	       ibk_port_rx(&port, &qp, hdr, NULL) == IBK_RX_DROP_MALFORMED &&
+	       ibk_port_rx_gsi(&port, hdr, NULL, NULL) ==
+	       IBK_RX_DROP_MALFORMED,
+	       "NULL headers: DROP_MALFORMED, before the port gate");
+}
+
+/* Runs @n packets to qps[i] through every entry point that takes them and
+ * compares each with @want (and the counters with nothing counted). */
+static bool rx_all_paths(const struct ibk_qp_keys *qp, uint8_t (*hdrs)[HDR_LEN],
+			 size_t n, enum ibk_rx_verdict want)
+{
+	const struct ibk_qp_keys *qps[8];
+	const void *ptrs[8];
+	uint8_t verdicts[8], mixed[8];
+	bool ok = true;
+	size_t i;
+
+	reset_counters();
+	for (i = 0; i < n; i++) {
+		qps[i] = qp;
+		ptrs[i] = hdrs[i];
+		ok &= ibk_port_rx(&port, qp, hdrs[i], hdrs[i] + IBK_BTH_LEN) ==
+		      want;
+		if (qp->type == IBK_QPT_GSI)
+			ok &= ibk_port_rx_gsi(&port, hdrs[i],
+					      hdrs[i] + IBK_BTH_LEN, NULL) ==
+			      want;
+	}
+	memset(verdicts, 0xee, sizeof(verdicts));
+	memset(mixed, 0xee, sizeof(mixed));
+	ok &= ibk_port_rx_burst(&port, qp, ptrs, verdicts, n) ==
+	      (want == IBK_RX_ACCEPT ? n : 0);
+	ok &= ibk_port_rx_mixed(&port, qps, ptrs, mixed, NULL, n) ==
+	      (want == IBK_RX_ACCEPT ? n : 0);
+	for (i = 0; i < n; i++)
+		ok &= verdicts[i] == want && mixed[i] == want;
+	ok &= ibk_counter16_read(&port.pkey_violations) == 0 &&
+	      ibk_counter16_read(&port.qkey_violations) == 0;
+	return ok;
+}
+
+/* The header checks on the port paths: before the keys, before the port
+ * gate, never counted. */
+static void test_rx_headers(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001, 0x0000, 0x7fff };
+	static uint8_t hdrs[8][HDR_LEN];
+	static const enum ibk_port_state states[] = {
+		IBK_PORT_DOWN, IBK_PORT_INIT, IBK_PORT_ARMED, IBK_PORT_ACTIVE,
+		IBK_PORT_ACTIVE_DEFER,
+	};
+	struct ibk_qp_keys ud, rc, gsi, smi;
+	unsigned i, bad = 0;
+
+	port_setup(4, 1, 1);
+	pk_refill(&port.pkeys, keys, 4);
+	memset(&ud, 0, sizeof(ud));
+	ud.type = IBK_QPT_UD;
+	ud.pkey_index = 0;
+	ud.qkey = 0x11111111u;
+	rc = ud;
+	rc.type = IBK_QPT_RC;
+	gsi = ud;
+	gsi.type = IBK_QPT_GSI;
+	gsi.qkey = IBK_QKEY_GSI;
+	smi = ud;
+	smi.type = IBK_QPT_SMI;
+
+	/* RC SEND Only whose payload (where a DETH would be) starts with the
+	 * UD QP's Q_Key: every entry point drops it on its opcode */
+	for (i = 0; i < 8; i++)
+		make_hdr_op(hdrs[i], 0x04, 0xffff, ud.qkey);
+	tap_ok(rx_all_paths(&ud, hdrs, 8, IBK_RX_DROP_OPCODE),
+	       "RC SEND (0x04) to a UD QP, payload starting with the QP's "
+	       "Q_Key: DROP_OPCODE by port_rx, port_rx_burst, port_rx_mixed; "
+	       "not counted (rxe check_type_state)");
+	for (i = 0; i < 8; i++)
+		make_hdr_op(hdrs[i], 0x04, 0xffff, IBK_QKEY_GSI);
+	tap_ok(rx_all_paths(&gsi, hdrs, 8, IBK_RX_DROP_OPCODE),
+	       "RC SEND to QP1 with the GSI Q_Key in its payload: DROP_OPCODE "
+	       "by every entry point, port_rx_gsi included");
+	for (i = 0; i < 8; i++)
+		make_hdr(hdrs[i], 0xffff, 0);
+	tap_ok(rx_all_paths(&rc, hdrs, 8, IBK_RX_DROP_OPCODE),
+	       "UD SEND (0x64) to an RC QP: DROP_OPCODE by every entry point");
+	for (i = 0; i < 8; i++) {
+		make_hdr(hdrs[i], 0xffff, ud.qkey);
+		hdrs[i][1] = 0x0f;
+	}
+	tap_ok(rx_all_paths(&ud, hdrs, 8, IBK_RX_DROP_TVER) &&
+	       rx_all_paths(&smi, hdrs, 8, IBK_RX_DROP_TVER),
+	       "TVer 15 to a UD QP and to QP0: DROP_TVER by every entry point "
+	       "(rxe hdr_check)");
+
+	/* before the port gate: the same drops while the port is DOWN */
+	ibk_port_set_state(&port, IBK_PORT_DOWN);
+	for (i = 0; i < 8; i++)
+		make_hdr_op(hdrs[i], 0x04, 0xffff, ud.qkey);
+	bad += !rx_all_paths(&ud, hdrs, 8, IBK_RX_DROP_OPCODE);
+	for (i = 0; i < 8; i++)
+		hdrs[i][1] = 0x01;
+	bad += !rx_all_paths(&ud, hdrs, 8, IBK_RX_DROP_TVER);
+	make_hdr(hdrs[0], 0xffff, ud.qkey);
+	bad += ibk_port_rx(&port, &ud, hdrs[0], NULL) != IBK_RX_DROP_MALFORMED;
+	bad += ibk_port_rx(&port, &gsi, hdrs[0], NULL) != IBK_RX_DROP_MALFORMED;
+	bad += ibk_port_rx(&port, &ud, hdrs[0], hdrs[0] + IBK_BTH_LEN) !=
+	       IBK_RX_DROP_PORT;
+	tap_ok(bad == 0, "port DOWN: TVer and opcode drops and a missing DETH "
+	       "come before DROP_PORT");
+
+	/* every opcode and a TVer or none, to each QP type, on a readable
+	 * table: ibk_port_rx() and a one-packet mixed burst as the model */
+	pk_refill(&port.pkeys, keys, 4);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	memcpy(model_pk, keys, sizeof(keys));
+	bad = 0;
+	for (i = 0; i < 5 * 256 * 2; i++) {
+		struct ibk_qp_keys q = ud;
+		const struct ibk_qp_keys *qs[1] = { &q };
+		const void *p[1] = { hdrs[0] };
+		enum ibk_rx_verdict want;
+		uint8_t v = 0xee;
+
+		q.type = (enum ibk_qp_type)(i / 512);
+		q.qkey = q.type == IBK_QPT_GSI ? IBK_QKEY_GSI : ud.qkey;
+		make_hdr_op(hdrs[0], (uint8_t)(i / 2 % 256), 0xffff, q.qkey);
+		hdrs[0][1] = (uint8_t)(i % 2 ? 0x0f : 0x00);
+		want = model_port(4, true, &q, hdrs[0], true);
+		bad += ibk_port_rx(&port, &q, hdrs[0], hdrs[0] + IBK_BTH_LEN) !=
+		       want;
+		bad += ibk_port_rx_mixed(&port, qs, p, &v, NULL, 1) !=
+		       (want == IBK_RX_ACCEPT) || v != want;
+	}
+	tap_ok(bad == 0, "all 256 opcodes x TVer 0/15 x every QP type through "
+	       "ibk_port_rx and ibk_port_rx_mixed: the rxe model's verdicts");
+
+	/* QP0 in every port state, awaiting a refill or not */
+	bad = 0;
+	for (i = 0; i < 10; i++) {
+		ibk_port_set_state(&port, states[i % 5]);
+		if (i >= 5)
+			ibk_port_event(&port, IBK_EVENT_PKEY_CHANGE);
+		make_hdr(hdrs[0], 0x0000, 0);
+		bad += ibk_port_rx(&port, &smi, hdrs[0], NULL) != IBK_RX_ACCEPT;
+		make_hdr_op(hdrs[0], 0x04, 0xffff, 0);
+		bad += ibk_port_rx(&port, &smi, hdrs[0], NULL) !=
+		       IBK_RX_DROP_OPCODE;
+	}
+	tap_ok(bad == 0, "QP0: a UD SEND accepted in DOWN, INIT, ARMED, ACTIVE "
+	       "and ACTIVE_DEFER, awaiting a refill or not; an RC opcode "
+	       "dropped in each");
 }
 
 static void test_rx_burst(void)
@@ -1093,12 +1440,14 @@ static void test_rx_burst(void)
 	struct check c = { 0, 0 };
 	struct ibk_qp_keys qp;
 	uint32_t i, cap = 16, round;
+	unsigned long empties = 0, headers = 0;
 
 	port_setup(cap, 1, 1);
 	base_pool_fill(6);
 	for (i = 0; i < cap; i++)
 		model_pk[i] = rnd_pkey_entry(6);
-	ibk_pkey_table_refill(&port.pkeys, model_pk, cap);
+	model_pk[3] = 0x0000;
+	pk_refill(&port.pkeys, model_pk, cap);
 	for (i = 0; i < 64; i++)
 		ptrs[i] = hdrs[i];
 	memset(&qp, 0, sizeof(qp));
@@ -1110,22 +1459,25 @@ static void test_rx_burst(void)
 		qp.type = (enum ibk_qp_type)test_rng_below(5);
 		qp.pkey_index = (uint16_t)test_rng_below(cap + 2);
 		qp.qkey = test_rng64() & 1 ? 0x11111111u : IBK_QKEY_GSI;
-		ibk_counter16_reset(&port.pkey_violations);
-		ibk_counter16_reset(&port.qkey_violations);
+		reset_counters();
 		for (i = 0; i < n; i++) {
 			unsigned pkt = test_rng64() & 1 ?
 				       model_pk[test_rng_below(cap)] ^
 				       (unsigned)(test_rng64() & 0x8000u) :
 				       (unsigned)test_rng64() & 0xffffu;
+			uint8_t op = send_only(qp.type);
 
-			make_hdr(hdrs[i], pkt, test_rng64() & 1 ? 0x11111111u :
-				 IBK_QKEY_GSI);
+			if (test_rng_below(16) == 0)
+				op = (uint8_t)test_rng64();
+			make_hdr_op(hdrs[i], op, pkt, test_rng64() & 1 ?
+				    0x11111111u : IBK_QKEY_GSI);
+			if (test_rng_below(16) == 0)
+				hdrs[i][1] = (uint8_t)(1 + test_rng_below(15));
 		}
 		got = ibk_port_rx_burst(&port, &qp, ptrs, verdicts, n);
 		for (i = 0; i < n; i++) {
-			enum ibk_rx_verdict want = model_qp(cap, &qp,
-				ibk_bth_pkey(hdrs[i]),
-				ibk_deth_qkey(hdrs[i] + IBK_BTH_LEN));
+			enum ibk_rx_verdict want = model_port(cap, true, &qp,
+							      hdrs[i], true);
 
 			check(&c, verdicts[i] == want, "burst type %d idx %u "
 			      "pkt %u: %s, want %s", qp.type, qp.pkey_index, i,
@@ -1135,6 +1487,10 @@ static void test_rx_burst(void)
 			want_acc += want == IBK_RX_ACCEPT;
 			want_pk += want == IBK_RX_DROP_PKEY;
 			want_qk += want == IBK_RX_DROP_QKEY;
+			headers += want == IBK_RX_DROP_TVER ||
+				   want == IBK_RX_DROP_OPCODE;
+			empties += qp.pkey_index == 3 &&
+				   want == IBK_RX_DROP_PKEY;
 		}
 		pk0 = ibk_counter16_read(&port.pkey_violations);
 		qk0 = ibk_counter16_read(&port.qkey_violations);
@@ -1143,13 +1499,17 @@ static void test_rx_burst(void)
 		      "(want %lu/%lu)", n, got, want_acc, pk0, qk0, want_pk,
 		      want_qk);
 	}
-	tap_ok(c.bad == 0, "rx burst: verdicts, accepted count and counters "
-	       "match the model for 4000 random bursts of every QP type "
-	       "(%lu checks)", c.done);
+	tap_ok(c.bad == 0 && empties > 1000 && headers > 1000,
+	       "rx burst: verdicts, accepted count and counters match the "
+	       "model for 4000 random bursts of every QP type, with bad "
+	       "opcodes and TVer (%lu), an empty entry counted (%lu) "
+	       "(%lu checks)", headers, empties, c.done);
 
 	ibk_port_set_state(&port, IBK_PORT_INIT);
 	qp.type = IBK_QPT_UD;
 	qp.pkey_index = 0;
+	for (i = 0; i < 64; i++)
+		make_hdr(hdrs[i], 0xffff, 0x11111111u);
 	memset(verdicts, 0xee, sizeof(verdicts));
 	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, verdicts, 64) == 0 &&
 	       verdicts[0] == IBK_RX_DROP_PORT &&
@@ -1159,6 +1519,852 @@ static void test_rx_burst(void)
 	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, verdicts, 64) == 64 &&
 	       verdicts[0] == IBK_RX_ACCEPT && verdicts[63] == IBK_RX_ACCEPT,
 	       "QP0 burst while INIT: all accepted");
+}
+
+/*
+ * Mixed-QP bursts: each packet to its own QP context (every type, indices
+ * in and beyond the table, on empty entries), some with bad opcodes or
+ * TVer, the port sometimes not readable. Each verdict must be what
+ * ibk_port_rx() says of that packet alone and what the model says; each
+ * accepted packet's index the QP's own, or for QP1 the first match; the
+ * counters must move as the per-packet calls move them.
+ */
+static void test_rx_mixed(void)
+{
+	static uint8_t hdrs[64][HDR_LEN];
+	struct ibk_qp_keys pool[16];
+	const struct ibk_qp_keys *qps[64];
+	const void *ptrs[64];
+	uint8_t verdicts[64];
+	uint16_t index[64];
+	struct check c = { 0, 0 };
+	uint32_t i, cap = 16, round;
+	unsigned long gsi_accepts = 0, kinds[16] = { 0 };
+
+	port_setup(cap, 1, 1);
+	base_pool_fill(5);
+	for (i = 0; i < cap; i++)
+		model_pk[i] = rnd_pkey_entry(5);
+	model_pk[2] = 0x0000;
+	model_pk[7] = 0x8000;
+	pk_refill(&port.pkeys, model_pk, cap);
+	for (i = 0; i < 16; i++) {
+		memset(&pool[i], 0, sizeof(pool[i]));
+		pool[i].type = (enum ibk_qp_type)(i % 5);
+		pool[i].pkey_index = (uint16_t)(i == 3 ? cap : i == 4 ?
+			0xffff : test_rng_below(cap + 2));
+		pool[i].qkey = pool[i].type == IBK_QPT_GSI ? IBK_QKEY_GSI :
+			       0x100u + i;
+	}
+	for (i = 0; i < 64; i++)
+		ptrs[i] = hdrs[i];
+	for (round = 0; round < 3000; round++) {
+		size_t n = test_rng_below(65), got, want_acc = 0;
+		uint16_t pk_burst, qk_burst;
+		bool readable = round % 10 < 7;
+
+		/* ACTIVE, ACTIVE_DEFER, or not readable: awaiting a refill,
+		 * INIT or DOWN */
+		ibk_port_set_state(&port, round % 10 == 6 ?
+				   IBK_PORT_ACTIVE_DEFER : IBK_PORT_ACTIVE);
+		pk_refill(&port.pkeys, model_pk, cap);
+		if (round % 10 == 7)
+			ibk_port_event(&port, IBK_EVENT_PKEY_CHANGE);
+		else if (round % 10 == 8)
+			ibk_port_set_state(&port, IBK_PORT_INIT);
+		else if (round % 10 == 9)
+			ibk_port_set_state(&port, IBK_PORT_DOWN);
+		for (i = 0; i < n; i++) {
+			const struct ibk_qp_keys *q = &pool[test_rng_below(16)];
+			unsigned pkt = test_rng64() & 1 ?
+				       model_pk[test_rng_below(cap)] ^
+				       (unsigned)(test_rng64() & 0x8000u) :
+				       (unsigned)test_rng64() & 0xffffu;
+			uint32_t r = test_rng_below(3);
+			uint8_t op = send_only(q->type);
+
+			if (test_rng_below(16) == 0)
+				op = (uint8_t)test_rng64();
+			make_hdr_op(hdrs[i], op, pkt, r == 0 ? q->qkey :
+				    r == 1 ? IBK_QKEY_GSI : 0x11111111u);
+			if (test_rng_below(32) == 0)
+				hdrs[i][1] = (uint8_t)(1 + test_rng_below(15));
+			qps[i] = q;
+		}
+		reset_counters();
+		memset(verdicts, 0xee, sizeof(verdicts));
+		got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts,
+					round & 1 ? index : NULL, n);
+		pk_burst = ibk_counter16_read(&port.pkey_violations);
+		qk_burst = ibk_counter16_read(&port.qkey_violations);
+		reset_counters();
+		for (i = 0; i < n; i++) {
+			enum ibk_rx_verdict one = ibk_port_rx(&port, qps[i],
+				hdrs[i], hdrs[i] + IBK_BTH_LEN);
+			enum ibk_rx_verdict want = model_port(cap, readable,
+				qps[i], hdrs[i], true);
+			int want_index = qps[i]->pkey_index;
+
+			if (qps[i]->type == IBK_QPT_GSI &&
+			    want == IBK_RX_ACCEPT) {
+				uint16_t gi = 0xeeee;
+
+				want_index = model_gsi_index(cap,
+							     hdr_pkey(hdrs[i]));
+				ibk_port_rx_gsi(&port, hdrs[i],
+						hdrs[i] + IBK_BTH_LEN, &gi);
+				check(&c, gi == want_index,
+				      "port_rx_gsi index %u, want %d", gi,
+				      want_index);
+				gsi_accepts++;
+				/* the extra call counts nothing: accepted */
+			}
+			check(&c, verdicts[i] == one && one == want,
+			      "mixed pkt %u to type %d idx %u: %s, alone %s, "
+			      "model %s", i, qps[i]->type, qps[i]->pkey_index,
+			      ibk_rx_verdict_name((enum ibk_rx_verdict)
+						  verdicts[i]),
+			      ibk_rx_verdict_name(one),
+			      ibk_rx_verdict_name(want));
+			check(&c, !(round & 1) || want != IBK_RX_ACCEPT ||
+				  index[i] == want_index,
+			      "mixed pkt %u to type %d: index %u, want %d", i,
+			      qps[i]->type, index[i], want_index);
+			want_acc += want == IBK_RX_ACCEPT;
+			kinds[want & 15]++;
+		}
+		check(&c, got == want_acc &&
+			  pk_burst == ibk_counter16_read(&port.pkey_violations) &&
+			  qk_burst == ibk_counter16_read(&port.qkey_violations),
+		      "mixed burst of %zu: %zu accepted (want %zu), counters "
+		      "%u/%u, per packet %u/%u", n, got, want_acc, pk_burst,
+		      qk_burst, ibk_counter16_read(&port.pkey_violations),
+		      ibk_counter16_read(&port.qkey_violations));
+	}
+	tap_ok(c.bad == 0 && gsi_accepts > 1000 &&
+	       kinds[IBK_RX_ACCEPT] > 1000 && kinds[IBK_RX_DROP_PKEY] > 1000 &&
+	       kinds[IBK_RX_DROP_QKEY] > 1000 && kinds[IBK_RX_DROP_PORT] > 1000 &&
+	       kinds[IBK_RX_DROP_PKEY_INDEX] > 500 &&
+	       kinds[IBK_RX_DROP_OPCODE] > 500 && kinds[IBK_RX_DROP_TVER] > 100,
+	       "mixed-QP bursts == ibk_port_rx per packet == the model, "
+	       "indices (QP1: first match) and counters as per packet, 3000 "
+	       "bursts (%lu checks; %lu accept, %lu pkey, %lu qkey, %lu port, "
+	       "%lu index, %lu opcode, %lu tver)", c.done,
+	       kinds[IBK_RX_ACCEPT], kinds[IBK_RX_DROP_PKEY],
+	       kinds[IBK_RX_DROP_QKEY], kinds[IBK_RX_DROP_PORT],
+	       kinds[IBK_RX_DROP_PKEY_INDEX], kinds[IBK_RX_DROP_OPCODE],
+	       kinds[IBK_RX_DROP_TVER]);
+	tap_ok(ibk_port_rx_mixed(&port, qps, ptrs, verdicts, index, 0) == 0,
+	       "an empty mixed burst accepts nothing");
+}
+
+/* ------------------------------------------------------------------------
+ * Refill tickets (issue 8 item 1)
+ * ------------------------------------------------------------------------ */
+
+static uint32_t count_of(const struct ibk__table *h)
+{
+	return ibk_latch_read_begin(&h->latch);
+}
+
+/* The exact scenario: the consumer takes its ticket and reads the device;
+ * the subnet manager removes a partition and PKEY_CHANGE arrives; the
+ * refill of what was read before must not end the stale window. */
+static void test_ticket_scenario(void)
+{
+	static const ibk_pkey_t before[] = { 0xffff, 0x8001, 0x8002 };
+	static const ibk_pkey_t after[] = { 0xffff, 0x8001 };
+	struct ibk_pkey_table *t = &port.pkeys;
+	struct ibk_gid_table *gt = &port.gids;
+	struct ibk_gid_entry ge[2];
+	struct ibk_qp_keys qp;
+	uint8_t hdr[HDR_LEN];
+	uint32_t ticket, count;
+	ibk_pkey_t v;
+
+	port_setup(4, 4, 1);
+	pk_refill(t, before, 3);
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	qp.pkey_index = 2;
+	qp.qkey = 0x11111111u;
+	make_hdr(hdr, 0x8002, qp.qkey);
+
+	ticket = ibk_pkey_table_refill_ticket(t);
+	/* ... the consumer reads the device: it still holds 0x8002 ... */
+	ibk_port_event(&port, IBK_EVENT_PKEY_CHANGE);	/* 0x8002 removed */
+	count = count_of(&t->hdr);
+	tap_ok(ibk_pkey_table_refill(t, before, 3, ticket) == IBK_ESTALE,
+	       "ticket, PKEY_CHANGE, refill with the old ticket: IBK_ESTALE");
+	tap_ok(count_of(&t->hdr) == count,
+	       "the refused refill wrote nothing: the count did not move");
+	tap_ok(ibk_pkey_table_get(t, 2, &v) == IBK_ESTALE &&
+	       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PORT,
+	       "the table still awaits a refill: reads IBK_ESTALE, the "
+	       "removed partition's packet gets DROP_PORT, not ACCEPT");
+	ticket = ibk_pkey_table_refill_ticket(t);
+	tap_ok(ibk_pkey_table_refill(t, after, 2, ticket) == IBK_OK &&
+	       ibk_pkey_table_get(t, 2, &v) == IBK_ENOENT &&
+	       ibk_pkey_table_find(t, 0x8002, NULL) == IBK_ENOENT &&
+	       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PKEY,
+	       "a fresh ticket, the device read again: refill IBK_OK, 0x8002 "
+	       "gone, its packet a P_Key violation");
+
+	memset(ge, 0, sizeof(ge));
+	ge[0].gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 0x1111);
+	ge[1].gid = ibk_gid_from_ipv4(0xc0a80001u);
+	ge[0].type = IBK_GID_TYPE_ROCE_V2;
+	ge[1].type = IBK_GID_TYPE_ROCE_V2;
+	gid_refill(gt, ge, 2);
+	ticket = ibk_gid_table_refill_ticket(gt);
+	ibk_port_event(&port, IBK_EVENT_GID_CHANGE);	/* address deleted */
+	count = count_of(&gt->hdr);
+	tap_ok(ibk_gid_table_refill(gt, ge, 2, ticket) == IBK_ESTALE &&
+	       count_of(&gt->hdr) == count &&
+	       ibk_gid_table_find(gt, &ge[1].gid, IBK_GID_TYPE_ANY, NULL) ==
+	       IBK_ESTALE,
+	       "GID: ticket, GID_CHANGE, old ticket: IBK_ESTALE, count "
+	       "unchanged, still awaiting");
+	ticket = ibk_gid_table_refill_ticket(gt);
+	tap_ok(ibk_gid_table_refill(gt, ge, 1, ticket) == IBK_OK &&
+	       ibk_gid_table_find(gt, &ge[1].gid, IBK_GID_TYPE_ANY, NULL) ==
+	       IBK_ENOENT,
+	       "GID: a fresh ticket works and the deleted address is gone");
+}
+
+/* Every change that marks a table awaiting a refill refuses a ticket taken
+ * before it, for the tables it marks and those only. */
+enum change_kind { CH_EVENT, CH_PORT_STATE, CH_INVALIDATE, CH_TABLE_STATE,
+		   CH_RESET };
+
+struct change {
+	const char *name;
+	enum change_kind kind;
+	int arg;
+	bool pkeys, gids;	/* the tables it marks */
+	bool down;		/* leaves the port not readable */
+};
+
+static void apply_change(const struct change *ch)
+{
+	switch (ch->kind) {
+	case CH_EVENT:
+		ibk_port_event(&port, (enum ibk_port_event)ch->arg);
+		break;
+	case CH_PORT_STATE:
+		ibk_port_set_state(&port, (enum ibk_port_state)ch->arg);
+		break;
+	case CH_INVALIDATE:
+		if (ch->pkeys)
+			ibk_pkey_table_invalidate(&port.pkeys);
+		else
+			ibk_gid_table_invalidate(&port.gids);
+		break;
+	case CH_TABLE_STATE:
+		if (ch->pkeys)
+			ibk_pkey_table_set_state(&port.pkeys,
+						 (enum ibk_port_state)ch->arg);
+		else
+			ibk_gid_table_set_state(&port.gids,
+						(enum ibk_port_state)ch->arg);
+		break;
+	case CH_RESET:
+		ibk_port_reset(&port);
+		break;
+	}
+}
+
+static void test_ticket_changes(void)
+{
+	static const struct change changes[] = {
+		{ "PKEY_CHANGE", CH_EVENT, IBK_EVENT_PKEY_CHANGE, 1, 0, 0 },
+		{ "GID_CHANGE", CH_EVENT, IBK_EVENT_GID_CHANGE, 0, 1, 0 },
+		{ "LID_CHANGE", CH_EVENT, IBK_EVENT_LID_CHANGE, 1, 1, 0 },
+		{ "SM_CHANGE", CH_EVENT, IBK_EVENT_SM_CHANGE, 1, 1, 0 },
+		{ "CLIENT_REREGISTER", CH_EVENT, IBK_EVENT_CLIENT_REREGISTER,
+		  1, 1, 0 },
+		{ "PORT_ACTIVE", CH_EVENT, IBK_EVENT_PORT_ACTIVE, 1, 1, 0 },
+		{ "PORT_ERR", CH_EVENT, IBK_EVENT_PORT_ERR, 1, 1, 1 },
+		{ "DEVICE_FATAL", CH_EVENT, IBK_EVENT_DEVICE_FATAL, 1, 1, 1 },
+		{ "port_set_state(DOWN)", CH_PORT_STATE, IBK_PORT_DOWN, 1, 1, 1 },
+		{ "port_set_state(INIT)", CH_PORT_STATE, IBK_PORT_INIT, 1, 1, 1 },
+		{ "pkey_table_invalidate", CH_INVALIDATE, 0, 1, 0, 0 },
+		{ "gid_table_invalidate", CH_INVALIDATE, 0, 0, 1, 0 },
+		{ "pkey_table_set_state(DOWN)", CH_TABLE_STATE, IBK_PORT_DOWN,
+		  1, 0, 1 },
+		{ "gid_table_set_state(INIT)", CH_TABLE_STATE, IBK_PORT_INIT,
+		  0, 1, 1 },
+		{ "ibk_port_reset", CH_RESET, 0, 1, 1, 1 },
+	};
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001 };
+	struct ibk_gid_entry ge;
+	size_t i;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 7);
+	ge.type = IBK_GID_TYPE_IB;
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		const struct change *ch = &changes[i];
+		uint32_t pt, gt, pc, gc;
+		int prc, grc, pread, gread;
+		ibk_pkey_t v;
+		bool ok;
+
+		port_setup(2, 2, 1);
+		pk_refill(&port.pkeys, keys, 2);
+		gid_refill(&port.gids, &ge, 1);
+		pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+		gt = ibk_gid_table_refill_ticket(&port.gids);
+		apply_change(ch);
+		pc = count_of(&port.pkeys.hdr);
+		gc = count_of(&port.gids.hdr);
+		prc = ibk_pkey_table_refill(&port.pkeys, keys, 2, pt);
+		grc = ibk_gid_table_refill(&port.gids, &ge, 1, gt);
+		ok = prc == (ch->pkeys ? IBK_ESTALE : IBK_OK) &&
+		     grc == (ch->gids ? IBK_ESTALE : IBK_OK) &&
+		     (!ch->pkeys || count_of(&port.pkeys.hdr) == pc) &&
+		     (!ch->gids || count_of(&port.gids.hdr) == gc);
+		if (ch->down) {
+			/* back up, as the port comes back: still awaiting */
+			if (ch->kind == CH_TABLE_STATE)
+				apply_change(&(struct change){ ch->name,
+					CH_TABLE_STATE, IBK_PORT_ACTIVE,
+					ch->pkeys, ch->gids, 0 });
+			else
+				ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+		}
+		pread = ibk_pkey_table_get(&port.pkeys, 0, &v);
+		gread = ibk_gid_table_find(&port.gids, &ge.gid,
+					   IBK_GID_TYPE_ANY, NULL);
+		ok = ok && pread == (ch->pkeys ? IBK_ESTALE : IBK_OK) &&
+		     gread == (ch->gids ? IBK_ESTALE : 0);
+		tap_ok(ok, "%s: a ticket from before it is refused (IBK_ESTALE, "
+		       "count unchanged) for %s%s%s only; the table%s still "
+		       "await%s a refill (refills %d/%d, reads %d/%d)",
+		       ch->name, ch->pkeys ? "P_Key" : "",
+		       ch->pkeys && ch->gids ? " and " : "",
+		       ch->gids ? "GID" : "", ch->pkeys && ch->gids ? "s" : "",
+		       ch->pkeys && ch->gids ? "" : "s", prc, grc, pread,
+		       gread);
+		tap_ok(pk_refill(&port.pkeys, keys, 2) == IBK_OK &&
+		       gid_refill(&port.gids, &ge, 1) == IBK_OK &&
+		       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_OK &&
+		       v == 0x8001 &&
+		       ibk_gid_table_find(&port.gids, &ge.gid,
+					  IBK_GID_TYPE_ANY, NULL) == 0,
+		       "%s: then fresh tickets refill and end the window",
+		       ch->name);
+	}
+}
+
+/* What is not a change event leaves a ticket good. */
+static void test_ticket_non_events(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001 };
+	struct ibk_gid_entry ge;
+	struct ibk_gid g;
+	uint32_t pt, gt;
+	ibk_pkey_t v;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 7);
+	g = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 8);
+	port_setup(2, 2, 1);
+	pk_refill(&port.pkeys, keys, 2);
+	gid_refill(&port.gids, &ge, 1);
+	pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+	gt = ibk_gid_table_refill_ticket(&port.gids);
+	ibk_pkey_table_set(&port.pkeys, 1, 0x8003);
+	ibk_gid_table_set(&port.gids, 1, &g, IBK_GID_TYPE_IB);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	ibk_port_set_state(&port, IBK_PORT_ARMED);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE_DEFER);
+	ibk_pkey_table_get(&port.pkeys, 0, &v);
+	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) == IBK_OK &&
+	       ibk_gid_table_refill(&port.gids, &ge, 1, gt) == IBK_OK,
+	       "entry sets, moves between ARMED, ACTIVE and ACTIVE_DEFER and "
+	       "reads are not change events: the tickets still refill");
+
+	/* A consumer that sets the port state inside its refill loop:
+	 * ticket, query_port, set_state, read the tables, refill. Setting
+	 * the state the port already has is no event, or the loop would
+	 * never end. */
+	ibk_port_event(&port, IBK_EVENT_PKEY_CHANGE);
+	pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE_DEFER);
+	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) == IBK_OK &&
+	       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_OK,
+	       "awaiting a refill, setting the state the port already has "
+	       "refuses no ticket (a set-state-then-refill loop ends)");
+
+	/* but a ticket taken while the port was DOWN read the device when
+	 * its tables meant nothing (ibv_query_pkey(3)) */
+	ibk_port_set_state(&port, IBK_PORT_DOWN);
+	pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) == IBK_ESTALE &&
+	       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_ESTALE,
+	       "a ticket taken while DOWN is refused once the port is ACTIVE "
+	       "again: what was read then is not the active port's table");
+	tap_ok(ibk_pkey_table_refill(NULL, keys, 2, 0) == IBK_EINVAL &&
+	       ibk_gid_table_refill(NULL, &ge, 1, 0) == IBK_EINVAL &&
+	       ibk_pkey_table_refill(&port.pkeys, keys, 3,
+				     ibk_pkey_table_refill_ticket(&port.pkeys))
+	       == IBK_ENOSPC &&
+	       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_ESTALE,
+	       "a refill refused for its arguments changes nothing either");
+}
+
+/* ------------------------------------------------------------------------
+ * State bounce (issue 8 item 2)
+ * ------------------------------------------------------------------------ */
+
+struct bounce {
+	const char *name;
+	int down_kind, down_arg;	/* 0 port set_state, 1 event, 2 table set_state */
+	int up_kind, up_arg;
+};
+
+static void bounce_apply(int kind, int arg)
+{
+	if (kind == 0)
+		ibk_port_set_state(&port, (enum ibk_port_state)arg);
+	else if (kind == 1)
+		ibk_port_event(&port, (enum ibk_port_event)arg);
+	else {
+		ibk_pkey_table_set_state(&port.pkeys,
+					 (enum ibk_port_state)arg);
+		ibk_gid_table_set_state(&port.gids, (enum ibk_port_state)arg);
+	}
+}
+
+/*
+ * The subnet manager removes partition 0x8005 while the port is down. The
+ * cache cannot know: whatever path brings the port back, its tables must
+ * await a refill, and a 0x8005 packet must not be accepted meanwhile.
+ */
+static void test_state_bounce(void)
+{
+	static const struct bounce paths[] = {
+		{ "set_state ACTIVE -> DOWN -> ACTIVE", 0, IBK_PORT_DOWN, 0,
+		  IBK_PORT_ACTIVE },
+		{ "set_state ACTIVE -> INIT -> ACTIVE", 0, IBK_PORT_INIT, 0,
+		  IBK_PORT_ACTIVE },
+		{ "set_state ACTIVE -> DOWN -> ARMED", 0, IBK_PORT_DOWN, 0,
+		  IBK_PORT_ARMED },
+		{ "set_state ACTIVE -> DOWN -> ACTIVE_DEFER", 0, IBK_PORT_DOWN,
+		  0, IBK_PORT_ACTIVE_DEFER },
+		{ "PORT_ERR then PORT_ACTIVE", 1, IBK_EVENT_PORT_ERR, 1,
+		  IBK_EVENT_PORT_ACTIVE },
+		{ "PORT_ERR then set_state ACTIVE", 1, IBK_EVENT_PORT_ERR, 0,
+		  IBK_PORT_ACTIVE },
+		{ "DEVICE_FATAL then set_state ACTIVE", 1,
+		  IBK_EVENT_DEVICE_FATAL, 0, IBK_PORT_ACTIVE },
+		{ "table set_state ACTIVE -> DOWN -> ACTIVE", 2, IBK_PORT_DOWN,
+		  2, IBK_PORT_ACTIVE },
+		{ "table set_state ACTIVE -> INIT -> ARMED", 2, IBK_PORT_INIT,
+		  2, IBK_PORT_ARMED },
+	};
+	static const ibk_pkey_t before[] = { 0xffff, 0x8005 };
+	static const ibk_pkey_t after[] = { 0xffff };
+	struct ibk_gid_entry ge;
+	struct ibk_qp_keys qp;
+	struct ibk_pkey_ref pr;
+	struct ibk_gid_ref gr;
+	uint8_t hdr[HDR_LEN], gsi_hdr[HDR_LEN];
+	ibk_pkey_t v;
+	size_t i;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 5);
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	qp.pkey_index = 1;
+	qp.qkey = 0x11111111u;
+	make_hdr(hdr, 0x8005, qp.qkey);
+	make_hdr(gsi_hdr, 0x8005, IBK_QKEY_GSI);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const struct bounce *b = &paths[i];
+
+		port_setup(2, 2, 1);
+		pk_refill(&port.pkeys, before, 2);
+		gid_refill(&port.gids, &ge, 1);
+		ibk_pkey_table_ref_get(&port.pkeys, 1, &pr);
+		ibk_gid_table_ref_get(&port.gids, 0, &gr);
+		bounce_apply(b->down_kind, b->down_arg);
+		bounce_apply(b->up_kind, b->up_arg);
+		reset_counters();
+		tap_ok(ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_ESTALE &&
+		       ibk_gid_table_find(&port.gids, &ge.gid,
+					  IBK_GID_TYPE_ANY, NULL) == IBK_ESTALE &&
+		       !ibk_pkey_table_ref_fresh(&port.pkeys, &pr) &&
+		       !ibk_gid_table_ref_fresh(&port.gids, &gr),
+		       "%s: both tables await a refill, references stale",
+		       b->name);
+		tap_ok(ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+		       IBK_RX_DROP_PORT &&
+		       ibk_port_rx_gsi(&port, gsi_hdr, gsi_hdr + IBK_BTH_LEN,
+				       NULL) == IBK_RX_DROP_PORT &&
+		       ibk_counter16_read(&port.pkey_violations) == 0,
+		       "%s: a packet of the pre-outage partition 0x8005 gets "
+		       "DROP_PORT (UD and QP1), not ACCEPT", b->name);
+		tap_ok(pk_refill(&port.pkeys, after, 1) == IBK_OK &&
+		       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+		       IBK_RX_DROP_PKEY &&
+		       ibk_port_rx_gsi(&port, gsi_hdr, gsi_hdr + IBK_BTH_LEN,
+				       NULL) == IBK_RX_DROP_PKEY &&
+		       ibk_counter16_read(&port.pkey_violations) == 2,
+		       "%s: after the refill from the device, 0x8005 is a "
+		       "counted P_Key violation", b->name);
+	}
+
+	/* moves among the readable states are no outage */
+	port_setup(2, 2, 1);
+	pk_refill(&port.pkeys, before, 2);
+	ibk_port_set_state(&port, IBK_PORT_ARMED);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE_DEFER);
+	tap_ok(ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_OK &&
+	       v == 0x8005 &&
+	       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_ACCEPT,
+	       "ACTIVE -> ARMED -> ACTIVE -> ACTIVE_DEFER keeps the table: "
+	       "all three are readable states (ACTIVE_DEFER = 5 reads and "
+	       "receives as ACTIVE)");
+
+	/* a port that came up before its first refill serves nothing */
+	port_setup(2, 2, 1);
+	reset_counters();
+	tap_ok(ibk_pkey_table_get(&port.pkeys, 0, &v) == IBK_ESTALE &&
+	       ibk_gid_table_find(&port.gids, &ge.gid, IBK_GID_TYPE_ANY,
+				  NULL) == IBK_ESTALE &&
+	       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PORT &&
+	       ibk_counter16_read(&port.pkey_violations) == 0,
+	       "init then ACTIVE, no refill yet: reads IBK_ESTALE, packets "
+	       "DROP_PORT uncounted (the table is not the device's yet)");
+	tap_ok(pk_refill(&port.pkeys, before, 2) == IBK_OK &&
+	       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_OK &&
+	       v == 0x8005 &&
+	       ibk_gid_table_find(&port.gids, &ge.gid, IBK_GID_TYPE_ANY,
+				  NULL) == IBK_ESTALE,
+	       "init then ACTIVE: the first P_Key refill makes that table "
+	       "readable; the GID table still awaits its own");
+}
+
+/* ------------------------------------------------------------------------
+ * Generations never reused, never-fresh references (issue 8 item 3)
+ * ------------------------------------------------------------------------ */
+
+/* A zeroed reference, and one a failed call handed back, is never fresh. */
+static void test_never_fresh(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x0000, 0x8001 };
+	struct ibk_pkey_table *t = &port.pkeys;
+	struct ibk_gid_table *gt = &port.gids;
+	struct ibk_pkey_ref zero_p, r;
+	struct ibk_gid_ref zero_g, g;
+	struct ibk_gid_entry ge;
+	struct ibk_gid zgid;
+	struct check c = { 0, 0 };
+	uint32_t prev = 0, now, step;
+	int rc;
+
+	memset(&zero_p, 0, sizeof(zero_p));
+	memset(&zero_g, 0, sizeof(zero_g));
+	memset(&zgid, 0, sizeof(zgid));
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 9);
+	ibk_port_init(&port, pk_cells, 3, pk_slots, IBK_PKEY_HASH_SLOTS(3),
+		      gid_cells, 2, gid_slots, IBK_HASH_SLOTS(2));
+	tap_ok(!ibk_pkey_table_ref_fresh(t, &zero_p) &&
+	       !ibk_gid_table_ref_fresh(gt, &zero_g),
+	       "right after init a zeroed reference is not fresh");
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+
+	/* each failing call, given a reference that read fresh before */
+	pk_refill(t, keys, 3);
+	gid_refill(gt, &ge, 1);
+#define FAILS_P(call, want, what)					\
+	do {								\
+		ibk_pkey_table_ref_get(t, 0, &r);			\
+		rc = (call);						\
+		check(&c, rc == (want) && !ibk_pkey_table_ref_fresh(t, &r), \
+		      "%s: rc %d, fresh %d", what, rc,			\
+		      ibk_pkey_table_ref_fresh(t, &r));			\
+	} while (0)
+#define FAILS_G(call, want, what)					\
+	do {								\
+		ibk_gid_table_ref_get(gt, 0, &g);			\
+		rc = (call);						\
+		check(&c, rc == (want) && !ibk_gid_table_ref_fresh(gt, &g), \
+		      "%s: rc %d, fresh %d", what, rc,			\
+		      ibk_gid_table_ref_fresh(gt, &g));			\
+	} while (0)
+	FAILS_P(ibk_pkey_table_ref_get(t, 3, &r), IBK_ERANGE, "ref_get ERANGE");
+	FAILS_P(ibk_pkey_table_ref_get(t, 1, &r), IBK_ENOENT, "ref_get ENOENT");
+	FAILS_P(ibk_pkey_table_ref_get(NULL, 0, &r), IBK_EINVAL,
+		"ref_get NULL table");
+	FAILS_P(ibk_pkey_table_ref_find(t, 0x8000, &r), IBK_EINVAL,
+		"ref_find invalid key");
+	FAILS_P(ibk_pkey_table_ref_find(t, 0x0007, &r), IBK_ENOENT,
+		"ref_find ENOENT");
+	FAILS_P(ibk_pkey_table_ref_find(NULL, 0xffff, &r), IBK_EINVAL,
+		"ref_find NULL table");
+	FAILS_G(ibk_gid_table_ref_get(gt, 2, &g), IBK_ERANGE,
+		"gid ref_get ERANGE");
+	FAILS_G(ibk_gid_table_ref_get(gt, 1, &g), IBK_ENOENT,
+		"gid ref_get ENOENT");
+	FAILS_G(ibk_gid_table_ref_find(gt, &zgid, IBK_GID_TYPE_ANY, &g),
+		IBK_EINVAL, "gid ref_find zero GID");
+	FAILS_G(ibk_gid_table_ref_find(gt, &ge.gid, (enum ibk_gid_type)5, &g),
+		IBK_EINVAL, "gid ref_find bad type");
+	FAILS_G(ibk_gid_table_ref_find(gt, &zero_g.gid, IBK_GID_TYPE_IB, &g),
+		IBK_EINVAL, "gid ref_find zero GID, a type");
+	FAILS_G(ibk_gid_table_ref_find(NULL, &ge.gid, IBK_GID_TYPE_ANY, &g),
+		IBK_EINVAL, "gid ref_find NULL table");
+	g.generation = count_of(&gt->hdr);
+	ge.gid.raw[15] ^= 1;
+	rc = ibk_gid_table_ref_find(gt, &ge.gid, IBK_GID_TYPE_ANY, &g);
+	ge.gid.raw[15] ^= 1;
+	check(&c, rc == IBK_ENOENT && !ibk_gid_table_ref_fresh(gt, &g),
+	      "gid ref_find ENOENT");
+	/* awaiting a refill, then DOWN: a reference holding the generation
+	 * the table is at must not come back fresh from the failure */
+	ibk_port_event(&port, IBK_EVENT_PKEY_CHANGE);
+	ibk_port_event(&port, IBK_EVENT_GID_CHANGE);
+	r.generation = count_of(&t->hdr);
+	check(&c, ibk_pkey_table_ref_get(t, 0, &r) == IBK_ESTALE &&
+	      !ibk_pkey_table_ref_fresh(t, &r), "ref_get ESTALE");
+	r.generation = count_of(&t->hdr);
+	check(&c, ibk_pkey_table_ref_find(t, 0xffff, &r) == IBK_ESTALE &&
+	      !ibk_pkey_table_ref_fresh(t, &r), "ref_find ESTALE");
+	g.generation = count_of(&gt->hdr);
+	check(&c, ibk_gid_table_ref_get(gt, 0, &g) == IBK_ESTALE &&
+	      !ibk_gid_table_ref_fresh(gt, &g), "gid ref_get ESTALE");
+	ibk_port_set_state(&port, IBK_PORT_DOWN);
+	r.generation = count_of(&t->hdr);
+	check(&c, ibk_pkey_table_ref_get(t, 0, &r) == IBK_ENOTREADY &&
+	      !ibk_pkey_table_ref_fresh(t, &r), "ref_get ENOTREADY");
+	g.generation = count_of(&gt->hdr);
+	check(&c, ibk_gid_table_ref_find(gt, &ge.gid, IBK_GID_TYPE_ANY, &g) ==
+	      IBK_ENOTREADY && !ibk_gid_table_ref_fresh(gt, &g),
+	      "gid ref_find ENOTREADY");
+#undef FAILS_P
+#undef FAILS_G
+	tap_ok(c.bad == 0, "a reference a failed ref_get/ref_find handed back "
+	       "is never fresh, whatever the error (%lu checks)", c.done);
+
+	/* across the wrap: the count never takes 0 or 1, so a zeroed or a
+	 * failed reference never reads fresh, at any step */
+	c.bad = c.done = 0;
+	port_setup(3, 2, 1);
+	ibk_latch_init(&t->hdr.latch, 0xfffffff0u);
+	ibk_latch_init(&gt->hdr.latch, 0xfffffff1u);
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	for (step = 0; step < 40; step++) {
+		if (step % 3 == 0)
+			pk_refill(t, keys, 3);
+		else
+			ibk_pkey_table_set(t, 2, (ibk_pkey_t)(0x8001 + step));
+		gid_refill(gt, &ge, 1);
+		now = count_of(&t->hdr);
+		check(&c, now > 1 && count_of(&gt->hdr) > 1,
+		      "step %u: count 0x%08x", step, now);
+		if (step > 0)
+			check(&c, now - prev == (prev == 0xfffffffeu ? 4u : 2u),
+			      "step %u: 0x%08x after 0x%08x", step, now, prev);
+		check(&c, !ibk_pkey_table_ref_fresh(t, &zero_p) &&
+		      !ibk_gid_table_ref_fresh(gt, &zero_g),
+		      "step %u: zeroed ref fresh at 0x%08x", step, now);
+		ibk_pkey_table_ref_get(t, 0, &r);
+		ibk_pkey_table_ref_get(t, 1, &r);	/* ENOENT */
+		ibk_gid_table_ref_get(gt, 0, &g);
+		ibk_gid_table_ref_get(gt, 7, &g);	/* ERANGE */
+		check(&c, !ibk_pkey_table_ref_fresh(t, &r) &&
+		      !ibk_gid_table_ref_fresh(gt, &g),
+		      "step %u: failed ref fresh at 0x%08x", step, now);
+		prev = now;
+	}
+	tap_ok(c.bad == 0 && prev < 0x100u,
+	       "from 0xfffffff0 across the 32-bit wrap: the count skips 0 and "
+	       "1 (0xfffffffe is followed by 2), zeroed and failed references "
+	       "never fresh (%lu checks, ended at 0x%08x)", c.done, prev);
+}
+
+/* True if every cell and hash slot of both copies of both tables is empty
+ * (white box: what ibk_port_reset() must leave). */
+static bool port_storage_empty(uint32_t pk_cap, uint32_t gid_cap)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < IBK_PKEY_CELLS(pk_cap); i++)
+		if (atomic_load(&pk_cells[i].pkey) != 0)
+			return false;
+	for (i = 0; i < IBK_GID_CELLS(gid_cap); i++)
+		for (k = 0; k < 4; k++)
+			if (atomic_load(&gid_cells[i].word[k]) != 0)
+				return false;
+	for (i = 0; i <= port.pkeys.hdr.hash_mask; i++)
+		if (atomic_load(&port.pkeys.hdr.slots[0][i].word) ||
+		    atomic_load(&port.pkeys.hdr.slots[1][i].word))
+			return false;
+	for (i = 0; i <= port.gids.hdr.hash_mask; i++)
+		if (atomic_load(&port.gids.hdr.slots[0][i].word) ||
+		    atomic_load(&port.gids.hdr.slots[1][i].word))
+			return false;
+	return true;
+}
+
+/*
+ * ibk_port_reset() after many updates, from two starting counts (the one
+ * init gives, and one just below the wrap): every reference taken before
+ * stays stale through the refill and as many updates again as ran before,
+ * where restarting the generations would have brought each back to fresh.
+ */
+static void test_port_reset(void)
+{
+	static struct ibk_pkey_ref pold[200];
+	static struct ibk_gid_ref gold[200];
+	struct ibk_pkey_table *t = &port.pkeys;
+	struct ibk_gid_table *gt = &port.gids;
+	struct ibk_gid_entry ge[2];
+	ibk_pkey_t keys[8], v;
+	struct check c = { 0, 0 };
+	unsigned pass, k, i, np, ng;
+	uint32_t pc, gc, pt, gtk;
+	uint8_t hdr[HDR_LEN];
+	struct ibk_qp_keys qp;
+
+	memset(ge, 0, sizeof(ge));
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	for (pass = 0; pass < 2; pass++) {
+		port_setup(8, 2, 1);
+		if (pass == 1) {
+			ibk_latch_init(&t->hdr.latch, 0xffffff00u);
+			ibk_latch_init(&gt->hdr.latch, 0xffffff80u);
+		}
+		np = ng = 0;
+		for (k = 0; k < 400; k++) {
+			for (i = 0; i < 8; i++)
+				keys[i] = (ibk_pkey_t)(0x8000 | (1 + (k + i) % 50));
+			if (k % 2)
+				pk_refill(t, keys, 8);
+			else
+				ibk_pkey_table_set(t, k % 8, keys[0]);
+			ge[0].gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, k);
+			gid_refill(gt, ge, 1);
+			if (k % 2 && np < 200 &&
+			    ibk_pkey_table_ref_get(t, k % 8, &pold[np]) == IBK_OK)
+				np++;
+			if (k % 2 && ng < 200 &&
+			    ibk_gid_table_ref_get(gt, 0, &gold[ng]) == IBK_OK)
+				ng++;
+		}
+		make_hdr(hdr, 0x7777, 0);
+		ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN);	/* counted */
+		pc = count_of(&t->hdr);
+		gc = count_of(&gt->hdr);
+		pt = ibk_pkey_table_refill_ticket(t);
+		gtk = ibk_gid_table_refill_ticket(gt);
+
+		check(&c, ibk_port_reset(&port) == IBK_OK, "reset failed");
+		check(&c, count_of(&t->hdr) - pc == (pc == 0xfffffffeu ? 4u : 2u) &&
+		      count_of(&gt->hdr) - gc == (gc == 0xfffffffeu ? 4u : 2u),
+		      "pass %u: reset moved the counts 0x%08x -> 0x%08x, 0x%08x "
+		      "-> 0x%08x, not one generation on", pass, pc,
+		      count_of(&t->hdr), gc, count_of(&gt->hdr));
+		check(&c, ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY &&
+		      ibk_counter16_read(&port.pkey_violations) == 0 &&
+		      port_storage_empty(8, 2),
+		      "pass %u: reset leaves the tables empty, DOWN, counters "
+		      "zero", pass);
+		check(&c, ibk_pkey_table_refill(t, keys, 8, pt) == IBK_ESTALE &&
+		      ibk_gid_table_refill(gt, ge, 1, gtk) == IBK_ESTALE,
+		      "pass %u: tickets from before the reset refused", pass);
+		ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+		check(&c, ibk_pkey_table_get(t, 0, &v) == IBK_ESTALE,
+		      "pass %u: ACTIVE after reset still awaits a refill", pass);
+		check(&c, pk_refill(t, keys, 8) == IBK_OK &&
+		      gid_refill(gt, ge, 1) == IBK_OK &&
+		      ibk_pkey_table_get(t, 0, &v) == IBK_OK,
+		      "pass %u: refill with fresh tickets", pass);
+		/* as many updates again: the counts pass through every value
+		 * the old references hold if the generations restarted */
+		for (k = 0; k < 1300; k++) {
+			for (i = 0; i < np; i++)
+				check(&c, !ibk_pkey_table_ref_fresh(t, &pold[i]),
+				      "pass %u step %u: old P_Key ref 0x%08x "
+				      "fresh", pass, k, pold[i].generation);
+			for (i = 0; i < ng; i++)
+				check(&c, !ibk_gid_table_ref_fresh(gt, &gold[i]),
+				      "pass %u step %u: old GID ref 0x%08x "
+				      "fresh", pass, k, gold[i].generation);
+			ibk_pkey_table_set(t, k % 8, keys[k % 8]);
+			ibk_gid_table_set(gt, 1, &ge[0].gid, IBK_GID_TYPE_IB);
+		}
+	}
+	tap_ok(c.bad == 0, "ibk_port_reset after 400 updates (from 2 and from "
+	       "0xffffff00): one generation on, tables empty and DOWN, old "
+	       "tickets refused, counters zero; 200 old references per table "
+	       "stay stale through the refill and 1300 more updates (%lu "
+	       "checks)", c.done);
+	tap_ok(ibk_port_reset(NULL) == IBK_EINVAL, "ibk_port_reset(NULL): "
+	       "IBK_EINVAL");
+}
+
+/* ------------------------------------------------------------------------
+ * A port in memory from malloc() (issue 8 item 6)
+ * ------------------------------------------------------------------------ */
+
+/* Not 64-byte aligned: malloc's alignment, then 16 bytes on. Every access
+ * the receive path and the writers make runs under UBSan's alignment
+ * check in the asan-ubsan configuration. */
+static void test_malloc_port(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001 };
+	unsigned char *buf = malloc(sizeof(struct ibk_port) + 64);
+	size_t off = buf && ((uintptr_t)buf + 16) % 64 == 0 ? 32 : 16;
+	struct ibk_port *p = (struct ibk_port *)(void *)(buf + off);
+	struct ibk_gid_entry ge;
+	struct ibk_qp_keys qp;
+	uint8_t hdr[HDR_LEN];
+	ibk_pkey_t v = 0;
+	bool ok;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 3);
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	qp.pkey_index = 1;
+	qp.qkey = 5;
+	ok = buf && (uintptr_t)p % 64 != 0 &&
+	     ibk_port_init(p, pk_cells, 2, pk_slots, IBK_PKEY_HASH_SLOTS(2),
+			   gid_cells, 2, gid_slots, IBK_HASH_SLOTS(2)) == IBK_OK &&
+	     ibk_pkey_table_refill(&p->pkeys, keys, 2,
+				   ibk_pkey_table_refill_ticket(&p->pkeys)) ==
+	     IBK_OK &&
+	     ibk_gid_table_refill(&p->gids, &ge, 1,
+				  ibk_gid_table_refill_ticket(&p->gids)) ==
+	     IBK_OK &&
+	     ibk_port_set_state(p, IBK_PORT_ACTIVE) == IBK_OK &&
+	     ibk_pkey_table_get(&p->pkeys, 1, &v) == IBK_OK && v == 0x8001 &&
+	     ibk_gid_table_find(&p->gids, &ge.gid, IBK_GID_TYPE_ANY, NULL) == 0;
+	make_hdr(hdr, 0x0001, 5);
+	ok = ok && ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) == IBK_RX_ACCEPT;
+	make_hdr(hdr, 0x0002, 5);
+	ok = ok && ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	     IBK_RX_DROP_PKEY &&
+	     ibk_counter16_read(&p->pkey_violations) == 1 &&
+	     ibk_port_event(p, IBK_EVENT_PKEY_CHANGE) == IBK_OK &&
+	     ibk_port_reset(p) == IBK_OK;
+	tap_ok(ok, "a struct ibk_port at malloc() + %zu (address %% 64 = %u): "
+	       "init, refill, reads, receive, counters, events, reset",
+	       off, buf ? (unsigned)((uintptr_t)p % 64) : 0u);
+	free(buf);
 }
 
 int main(void)
@@ -1190,7 +2396,17 @@ int main(void)
 	test_wrap();
 	test_counters();
 	test_rx_gsi_exhaustive();
+	test_rx_gsi_index();
 	test_rx_qp();
+	test_rx_headers();
 	test_rx_burst();
+	test_rx_mixed();
+	test_ticket_scenario();
+	test_ticket_changes();
+	test_ticket_non_events();
+	test_state_bounce();
+	test_never_fresh();
+	test_port_reset();
+	test_malloc_port();
 	return tap_done();
 }

@@ -112,9 +112,16 @@ static bool latch_writing(const struct ibk__table *h)
 
 /* The step a read sees at count @c, step 0 published at count @gen0: an
  * odd count (first half of an update) still shows the previous step. */
+/* How far the count moved from @from to @c: it steps over 0 and 1 (the
+ * generation no reader sees) when it wraps. */
+static uint32_t count_moved(uint32_t c, uint32_t from)
+{
+	return c - from - (c < from ? 2u : 0u);
+}
+
 static uint32_t step_at(uint32_t c, uint32_t gen0)
 {
-	return (c - gen0) / 2;
+	return count_moved(c, gen0) / 2;
 }
 
 /* True if count @gen lies in [@lo, @hi], across the wrap. */
@@ -413,11 +420,13 @@ static void fz_writer(pid_t parent)
 		if (fz_is_gid) {
 			for (i = 0; i < FZ_CAP; i++)
 				fz_entries[i] = fz_gid_entry(s, i);
-			rc = ibk_gid_table_refill(&fz->gid, fz_entries, FZ_CAP);
+			rc = ibk_gid_table_refill(&fz->gid, fz_entries, FZ_CAP,
+						  ibk_gid_table_refill_ticket(&fz->gid));
 		} else {
 			for (i = 0; i < FZ_CAP; i++)
 				fz_keys[i] = fz_pk_entry(s, i);
-			rc = ibk_pkey_table_refill(&fz->pk, fz_keys, FZ_CAP);
+			rc = ibk_pkey_table_refill(&fz->pk, fz_keys, FZ_CAP,
+						   ibk_pkey_table_refill_ticket(&fz->pk));
 		}
 		if (rc != IBK_OK)
 			_exit(4);
@@ -854,7 +863,8 @@ static void fz_round(bool gid)
 		ibk_gid_table_set_state(&fz->gid, IBK_PORT_ACTIVE);
 		for (k = 0; k < (int)FZ_CAP; k++)
 			fz_entries[k] = fz_gid_entry(0, (uint32_t)k);
-		ibk_gid_table_refill(&fz->gid, fz_entries, FZ_CAP);
+		ibk_gid_table_refill(&fz->gid, fz_entries, FZ_CAP,
+				     ibk_gid_table_refill_ticket(&fz->gid));
 	} else {
 		ibk_pkey_table_init(&fz->pk, (struct ibk_pkey_cell *)
 				    ((char *)map + head), FZ_CAP, slots,
@@ -864,7 +874,8 @@ static void fz_round(bool gid)
 		ibk_pkey_table_set_state(&fz->pk, IBK_PORT_ACTIVE);
 		for (k = 0; k < (int)FZ_CAP; k++)
 			fz_keys[k] = fz_pk_entry(0, (uint32_t)k);
-		ibk_pkey_table_refill(&fz->pk, fz_keys, FZ_CAP);
+		ibk_pkey_table_refill(&fz->pk, fz_keys, FZ_CAP,
+				      ibk_pkey_table_refill_ticket(&fz->pk));
 	}
 	fz_gen0 = latch_count(h);
 	c_first = fz_gen0;
@@ -977,7 +988,7 @@ static void fz_round(bool gid)
 	       "least %d", name, reads, bad, frozen_snaps, FZ_CAP,
 	       FZ_FREEZES / 2);
 	tap_ok(exited && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	       steps >= 1 && c_last == fz_gen0 + 2 * steps,
+	       steps >= 1 && count_moved(c_last, fz_gen0) == 2 * steps,
 	       "%s frozen writer: published %u refills, count moved by "
 	       "exactly 2 per refill, exited when asked", name, steps);
 	munmap(map, len);
@@ -1100,7 +1111,8 @@ static void sg_publish_pk(uint32_t s)
 	if (s % SG_REFILL_EVERY == 0) {
 		for (i = 0; i < SG_PK_CAP; i++)
 			keys[i] = sg_pk_value(s, i);
-		ibk_pkey_table_refill(&sg_pk, keys, SG_PK_CAP);
+		ibk_pkey_table_refill(&sg_pk, keys, SG_PK_CAP,
+				      ibk_pkey_table_refill_ticket(&sg_pk));
 	} else {
 		i = sg_set_index(s, SG_PK_CAP);
 		ibk_pkey_table_set(&sg_pk, i, sg_pk_value(s, i));
@@ -1115,7 +1127,8 @@ static void sg_publish_gid(uint32_t s)
 	if (s % SG_REFILL_EVERY == 0) {
 		for (i = 0; i < SG_GID_CAP; i++)
 			e[i] = sg_gid_value(s, i);
-		ibk_gid_table_refill(&sg_gid, e, SG_GID_CAP);
+		ibk_gid_table_refill(&sg_gid, e, SG_GID_CAP,
+				     ibk_gid_table_refill_ticket(&sg_gid));
 	} else {
 		i = sg_set_index(s, SG_GID_CAP);
 		e[0] = sg_gid_value(s, i);
@@ -1436,8 +1449,8 @@ static void sg_child(pid_t parent)
 	sigemptyset(&block);
 	sigaddset(&block, SIGALRM);
 	sigprocmask(SIG_BLOCK, &block, NULL);
-	if (latch_count(&sg_pk.hdr) != sg_gen0[0] + 2 * s ||
-	    latch_count(&sg_gid.hdr) != sg_gen0[1] + 2 * s)
+	if (count_moved(latch_count(&sg_pk.hdr), sg_gen0[0]) != 2 * s ||
+	    count_moved(latch_count(&sg_gid.hdr), sg_gen0[1]) != 2 * s)
 		_exit(8);
 	atomic_store(&sg_res->finished, 1);
 	_exit(0);
@@ -1581,7 +1594,7 @@ struct md_op {
 	ibk_pkey_t pkey;
 	struct ibk_gid gid;
 	int type;
-	int state;		/* set_state (0 and 5 are invalid) */
+	int state;		/* set_state (0 and 6 are invalid) */
 	int event;
 	ibk_pkey_t *keys;	/* refill input */
 	struct ibk_gid_entry *entries;
@@ -1595,11 +1608,34 @@ static const int md_events[] = {
 };
 #define MD_EVENTS	(sizeof(md_events) / sizeof(md_events[0]))
 
+/* ARMED, ACTIVE and ACTIVE_DEFER are the states a port's tables are
+ * defined in (ibv_query_pkey(3)); any other marks them awaiting a refill. */
+static bool md_readable(int state)
+{
+	return state == IBK_PORT_ARMED || state == IBK_PORT_ACTIVE ||
+	       state == IBK_PORT_ACTIVE_DEFER;
+}
+
 static int md_ready(int state, bool await)
 {
-	if (state != IBK_PORT_ARMED && state != IBK_PORT_ACTIVE)
+	if (!md_readable(state))
 		return IBK_ENOTREADY;
 	return await ? IBK_ESTALE : IBK_OK;
+}
+
+/* A generation is even between updates and never 0 or 1, the count
+ * IBK_GENERATION_NEVER names: from 0xfffffffe an update goes to 2. */
+static uint32_t md_gen_start(uint32_t start)
+{
+	start &= ~1u;
+	return start ? start : 2u;
+}
+
+static void md_gen_next(uint32_t *gen)
+{
+	*gen += 2;
+	if (*gen == 0)
+		*gen = 2;
 }
 
 static void md_init(struct model *m, uint32_t pk_cap, uint32_t gid_cap,
@@ -1616,9 +1652,9 @@ static void md_init(struct model *m, uint32_t pk_cap, uint32_t gid_cap,
 		m->gid[i].type = IBK_GID_TYPE_IB;
 	}
 	m->pk_state = m->gid_state = IBK_PORT_DOWN;
-	m->pk_await = m->gid_await = false;
-	m->pk_gen = pk_start & ~1u;
-	m->gid_gen = gid_start & ~1u;
+	m->pk_await = m->gid_await = true;	/* never refilled */
+	m->pk_gen = md_gen_start(pk_start);
+	m->gid_gen = md_gen_start(gid_start);
 }
 
 /* Applies @op to the model: returns what the library must return. */
@@ -1635,7 +1671,7 @@ static int md_apply(struct model *m, const struct md_op *op)
 		for (i = 0; i < m->pk_cap; i++)
 			m->pk[i] = i < op->n ? op->keys[i] : 0;
 		m->pk_await = false;
-		m->pk_gen += 2;
+		md_gen_next(&m->pk_gen);
 		return IBK_OK;
 	case OP_GID_REFILL:
 		if (op->n > m->gid_cap)
@@ -1654,13 +1690,13 @@ static int md_apply(struct model *m, const struct md_op *op)
 			}
 		}
 		m->gid_await = false;
-		m->gid_gen += 2;
+		md_gen_next(&m->gid_gen);
 		return IBK_OK;
 	case OP_PK_SET:
 		if (op->index >= m->pk_cap)
 			return IBK_ERANGE;
 		m->pk[op->index] = op->pkey;
-		m->pk_gen += 2;
+		md_gen_next(&m->pk_gen);
 		return IBK_OK;
 	case OP_GID_SET:
 		if (op->index >= m->gid_cap)
@@ -1674,35 +1710,40 @@ static int md_apply(struct model *m, const struct md_op *op)
 			m->gid[op->index].gid = op->gid;
 			m->gid[op->index].type = op->type;
 		}
-		m->gid_gen += 2;
+		md_gen_next(&m->gid_gen);
 		return IBK_OK;
 	case OP_PK_STATE:
 	case OP_GID_STATE:
 	case OP_PORT_STATE:
-		if (op->state < IBK_PORT_DOWN || op->state > IBK_PORT_ACTIVE)
+		if (op->state < IBK_PORT_DOWN ||
+		    op->state > IBK_PORT_ACTIVE_DEFER)
 			return IBK_EINVAL;
+		/* leaving ARMED/ACTIVE: the tables await a refill */
 		if (op->kind != OP_GID_STATE) {
 			m->pk_state = op->state;
-			m->pk_gen += 2;
+			m->pk_await |= !md_readable(op->state);
+			md_gen_next(&m->pk_gen);
 		}
 		if (op->kind != OP_PK_STATE) {
 			m->gid_state = op->state;
-			m->gid_gen += 2;
+			m->gid_await |= !md_readable(op->state);
+			md_gen_next(&m->gid_gen);
 		}
 		return IBK_OK;
 	case OP_PK_INVAL:
 		m->pk_await = true;
-		m->pk_gen += 2;
+		md_gen_next(&m->pk_gen);
 		return IBK_OK;
 	case OP_GID_INVAL:
 		m->gid_await = true;
-		m->gid_gen += 2;
+		md_gen_next(&m->gid_gen);
 		return IBK_OK;
 	case OP_EVENT:
 		switch (op->event) {
 		case IBK_EVENT_DEVICE_FATAL:
 		case IBK_EVENT_PORT_ERR:
 			st = IBK_PORT_DOWN;
+			pk = gid = true;
 			break;
 		case IBK_EVENT_PORT_ACTIVE:
 			st = IBK_PORT_ACTIVE;
@@ -1726,13 +1767,13 @@ static int md_apply(struct model *m, const struct md_op *op)
 			if (st)
 				m->pk_state = st;
 			m->pk_await |= pk;
-			m->pk_gen += 2;
+			md_gen_next(&m->pk_gen);
 		}
 		if (st || gid) {
 			if (st)
 				m->gid_state = st;
 			m->gid_await |= gid;
-			m->gid_gen += 2;
+			md_gen_next(&m->gid_gen);
 		}
 		return IBK_OK;
 	default:
@@ -1744,9 +1785,11 @@ static int md_lib(struct ibk_port *p, const struct md_op *op)
 {
 	switch (op->kind) {
 	case OP_PK_REFILL:
-		return ibk_pkey_table_refill(&p->pkeys, op->keys, op->n);
+		return ibk_pkey_table_refill(&p->pkeys, op->keys, op->n,
+					     ibk_pkey_table_refill_ticket(&p->pkeys));
 	case OP_GID_REFILL:
-		return ibk_gid_table_refill(&p->gids, op->entries, op->n);
+		return ibk_gid_table_refill(&p->gids, op->entries, op->n,
+					    ibk_gid_table_refill_ticket(&p->gids));
 	case OP_PK_SET:
 		return ibk_pkey_table_set(&p->pkeys, op->index, op->pkey);
 	case OP_GID_SET:
@@ -1857,11 +1900,12 @@ static int md_draw_state(uint64_t *rng, bool calm)
 	uint32_t r = test_rng_below_r(rng, 20);
 
 	if (calm)
-		return r < 17 ? IBK_PORT_ACTIVE : r < 18 ? IBK_PORT_ARMED :
-		       r < 19 ? IBK_PORT_INIT : 5;
-	return r < 8 ? IBK_PORT_ACTIVE : r < 12 ? IBK_PORT_ARMED :
-	       r < 15 ? IBK_PORT_DOWN : r < 18 ? IBK_PORT_INIT :
-	       r < 19 ? 0 : 5;
+		return r < 16 ? IBK_PORT_ACTIVE : r < 17 ? IBK_PORT_ARMED :
+		       r < 18 ? IBK_PORT_ACTIVE_DEFER :
+		       r < 19 ? IBK_PORT_INIT : 6;
+	return r < 7 ? IBK_PORT_ACTIVE : r < 10 ? IBK_PORT_ARMED :
+	       r < 11 ? IBK_PORT_ACTIVE_DEFER : r < 14 ? IBK_PORT_DOWN :
+	       r < 17 ? IBK_PORT_INIT : r < 18 ? 0 : 6;
 }
 
 static uint32_t md_draw_len(uint64_t *rng, uint32_t cap)

@@ -13,7 +13,10 @@
  *    between the generation seen just before and just after the call.
  *    References are checked too: stale once the count has moved past
  *    their generation, fresh while it has not.
- *  - The generation starts just below 2^32 and wraps during the run.
+ *  - The generation starts just below 2^32 and wraps during the run (the
+ *    count skips 0 and 1 there).
+ *  - Refill tickets: a consumer refilling while change events arrive never
+ *    publishes a device read older than an event applied before a read.
  *  - The latch on its own: a spinning and a trying writer never lose an
  *    update of each other's, a reader never sees a torn pair.
  *  - Saturating counters under concurrent increments: exact below 0xffff,
@@ -161,13 +164,22 @@ static enum ibk_rx_verdict pk_model_gsi(uint32_t g, unsigned pkt,
 	return qkey == IBK_QKEY_GSI ? IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
 }
 
+/* QP1's P_Key index: the first entry in table order that admits @pkt (rxe
+ * check_keys()); of the two that can, c comes before c + 32. */
+static uint32_t pk_model_gsi_index(uint32_t g, unsigned pkt)
+{
+	unsigned c = ((pkt & 0x7fffu) - 1) & 31u;
+
+	return model_pkey_match(pkt, pk_entry(g, c)) ? c : c + 32;
+}
+
+/* A UD QP at @index: an empty entry matches nothing, a counted P_Key
+ * violation (rxe check_keys(), qib_ud_rcv()). */
 static enum ibk_rx_verdict pk_model_ud(uint32_t g, uint32_t index,
 				       unsigned pkt, uint32_t qkey)
 {
 	ibk_pkey_t own = pk_entry(g, index);
 
-	if (!(own & 0x7fffu))
-		return IBK_RX_DROP_PKEY_INDEX;
 	if (!model_pkey_match(pkt, own))
 		return IBK_RX_DROP_PKEY;
 	return qkey == QP_QKEY ? IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
@@ -242,7 +254,8 @@ static void pk_publish(uint32_t g)
 	if (g % REFILL_EVERY == 0) {
 		for (i = 0; i < PK_CAP; i++)
 			keys[i] = pk_value(g, i);
-		ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP);
+		ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP,
+				      ibk_pkey_table_refill_ticket(&port.pkeys));
 	} else {
 		i = pk_set_index(g);
 		ibk_pkey_table_set(&port.pkeys, i, pk_value(g, i));
@@ -257,7 +270,8 @@ static void gid_publish(uint32_t g)
 	if (g % REFILL_EVERY == 0) {
 		for (i = 0; i < GID_CAP; i++)
 			e[i] = gid_value(g, i);
-		ibk_gid_table_refill(&port.gids, e, GID_CAP);
+		ibk_gid_table_refill(&port.gids, e, GID_CAP,
+				     ibk_gid_table_refill_ticket(&port.gids));
 	} else {
 		i = gid_set_index(g);
 		e[0] = gid_value(g, i);
@@ -319,10 +333,17 @@ static uint32_t count_now(const struct ibk__table *h)
 	return atomic_load_explicit(&h->latch.count, memory_order_acquire);
 }
 
-/* The step published at count @c (the last one before, if c is odd). */
+/* The step published at count @c (the last one before, if c is odd). At
+ * the wrap the count skips 0 and 1 (0xfffffffe is followed by 2): counts
+ * past it are two further from @gen0 than their steps make. The run is far
+ * shorter than 2^31 steps, so a count below @gen0 is past the wrap. */
 static uint32_t step_at(uint32_t c, uint32_t gen0)
 {
-	return (c - gen0) / 2;
+	uint32_t d = c - gen0;
+
+	if (c < gen0)
+		d -= 2;
+	return d / 2;
 }
 
 static void torn(struct reader_stats *st, const char *fmt, ...)
@@ -402,6 +423,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	struct ibk_qp_keys qp;
 	ibk_pkey_t v = 0, want_v = 0, snap[PK_CAP];
 	uint32_t gen = 0, qkey = 0;
+	uint16_t gsi_index = 0xffff;
 	int rc, want;
 	bool ok = false;
 	size_t acc = 0, k;
@@ -420,9 +442,11 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	case 3:		/* QP1 receive check: window */
 		qkey = test_rng64_r(&st->rng) & 1 ? IBK_QKEY_GSI : QP_QKEY;
 		memset(hdr[0], 0, sizeof(hdr[0]));
+		ibk_bth_set_opcode(hdr[0], IBK_OPCODE_UD_SEND_ONLY);
 		ibk_bth_set_pkey(hdr[0], (ibk_pkey_t)key);
 		ibk_deth_set_qkey(hdr[0] + IBK_BTH_LEN, qkey);
-		rc = ibk_port_rx_gsi(&port, hdr[0], hdr[0] + IBK_BTH_LEN);
+		rc = ibk_port_rx_gsi(&port, hdr[0], hdr[0] + IBK_BTH_LEN,
+				     &gsi_index);
 		break;
 	case 4:		/* UD burst: one table for all packets */
 		memset(&qp, 0, sizeof(qp));
@@ -431,6 +455,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 		qp.qkey = QP_QKEY;
 		for (k = 0; k < BURST; k++) {
 			memset(hdr[k], 0, sizeof(hdr[k]));
+			ibk_bth_set_opcode(hdr[k], IBK_OPCODE_UD_SEND_ONLY);
 			ibk_bth_set_pkey(hdr[k], (ibk_pkey_t)pk_query(st,
 					 step_at(lo_count, pk_gen0)));
 			ibk_deth_set_qkey(hdr[k] + IBK_BTH_LEN,
@@ -509,7 +534,9 @@ static void pk_op(struct reader_stats *st, unsigned op)
 			ok = rc == pk_model_find_exact(g, key);
 			break;
 		case 3:
-			ok = rc == (int)pk_model_gsi(g, key, qkey);
+			ok = rc == (int)pk_model_gsi(g, key, qkey) &&
+			     (rc != IBK_RX_ACCEPT ||
+			      gsi_index == pk_model_gsi_index(g, key));
 			break;
 		case 4: {
 			size_t want_acc = 0;
@@ -760,6 +787,182 @@ static void test_torn_reads(void)
 }
 
 /* ------------------------------------------------------------------------
+ * Refill tickets under concurrency. A subnet-manager thread changes the
+ * "device" (a version number its P_Key table encodes) and raises
+ * PKEY_CHANGE after each change; a consumer thread loops: ticket, read the
+ * device, refill. Readers note the last version whose event was applied,
+ * then read the table: a readable table must hold that version or a later
+ * one. Without tickets, a refill of a device read made before an event,
+ * published after it, serves the old version with IBK_OK.
+ * ------------------------------------------------------------------------ */
+
+#define TICKET_EVENTS	20000u		/* below 0x7fff: one version per base */
+#define TICKET_READERS	1
+
+static struct ibk_pkey_cell tk_pk_cells[IBK_PKEY_CELLS(2)];
+static struct ibk_hash_slot tk_pk_slots[IBK_PKEY_HASH_SLOTS(2)];
+static struct ibk_gid_cell tk_gid_cells[IBK_GID_CELLS(1)];
+static struct ibk_hash_slot tk_gid_slots[IBK_HASH_SLOTS(1)];
+static struct ibk_port tport;
+static atomic_uint dev_version;		/* what the device holds now */
+static atomic_uint events_applied;	/* last version whose event is in */
+static atomic_int sm_done, consumer_done;
+static atomic_uint attempts;		/* tickets the consumer has taken */
+
+struct ticket_stats {
+	uint64_t rng;			/* rng.h state */
+	unsigned long reads, fresh_reads, old_reads, refused, published;
+};
+
+static struct ticket_stats sm_stats;	/* the SM's own reads */
+
+static ibk_pkey_t version_key(unsigned v)
+{
+	return (ibk_pkey_t)(0x8000u | (v + 1));
+}
+
+static void *ticket_sm(void *arg)
+{
+	ibk_pkey_t k;
+	unsigned v;
+
+	(void)arg;
+	for (v = 1; v <= TICKET_EVENTS; v++) {
+		unsigned before = atomic_load(&attempts);
+
+		atomic_store_explicit(&dev_version, v, memory_order_relaxed);
+		ibk_port_event(&tport, IBK_EVENT_PKEY_CHANGE);
+		atomic_store_explicit(&events_applied, v, memory_order_release);
+		/* the next change once the consumer has taken a ticket for
+		 * this one (or the table reads as refilled) */
+		while (atomic_load(&attempts) == before &&
+		       ibk_pkey_table_get(&tport.pkeys, 1, &k) == IBK_ESTALE)
+			sched_yield();
+		/* the SM reads too: it knows exactly which event is the last */
+		if (ibk_pkey_table_get(&tport.pkeys, 1, &k) == IBK_OK) {
+			sm_stats.fresh_reads++;
+			if ((unsigned)(k & 0x7fffu) - 1 < v &&
+			    sm_stats.old_reads++ < MAX_DIAG)
+				tap_diag("ticket: SM read version %u after its "
+					 "event %u", (k & 0x7fffu) - 1, v);
+		}
+	}
+	atomic_store(&sm_done, 1);
+	return NULL;
+}
+
+static void *ticket_consumer(void *arg)
+{
+	struct ticket_stats *st = (struct ticket_stats *)arg;
+	ibk_pkey_t keys[2], k;
+	unsigned spin, v;
+	uint32_t ticket;
+	int last, rc;
+
+	for (;;) {
+		last = atomic_load(&sm_done);
+		/* as an event loop does: refill when the cache says so */
+		if (ibk_pkey_table_get(&tport.pkeys, 1, &k) != IBK_ESTALE) {
+			if (last)
+				break;
+			sched_yield();
+			continue;
+		}
+		ticket = ibk_pkey_table_refill_ticket(&tport.pkeys);
+		v = atomic_load_explicit(&dev_version, memory_order_relaxed);
+		/* the device reads take a while (ibv_query_pkey() per entry);
+		 * every other time the subnet manager's next change, and its
+		 * event, come in while they run */
+		if ((atomic_fetch_add(&attempts, 1) + 1) % 2 == 0)
+			while (atomic_load(&events_applied) <= v &&
+			       !atomic_load(&sm_done))
+				sched_yield();
+		for (spin = test_rng_below_r(&st->rng, 2000); spin; spin--)
+			atomic_signal_fence(memory_order_seq_cst);
+		keys[0] = IBK_PKEY_DEFAULT;
+		keys[1] = version_key(v);
+		rc = ibk_pkey_table_refill(&tport.pkeys, keys, 2, ticket);
+		st->refused += rc == IBK_ESTALE;
+		st->published += rc == IBK_OK;
+	}
+	atomic_store(&consumer_done, 1);
+	return NULL;
+}
+
+static void *ticket_reader(void *arg)
+{
+	struct ticket_stats *st = (struct ticket_stats *)arg;
+
+	while (!atomic_load(&consumer_done)) {
+		unsigned e = atomic_load_explicit(&events_applied,
+						  memory_order_acquire);
+		ibk_pkey_t k = 0;
+		int rc = ibk_pkey_table_get(&tport.pkeys, 1, &k);
+
+		if (++st->reads % 16 == 0)
+			sched_yield();
+		if (rc != IBK_OK)
+			continue;
+		st->fresh_reads++;
+		if ((unsigned)(k & 0x7fffu) - 1 < e) {
+			if (st->old_reads++ < MAX_DIAG)
+				tap_diag("ticket: read version %u after event "
+					 "%u was applied", (k & 0x7fffu) - 1, e);
+		}
+	}
+	return NULL;
+}
+
+static void test_tickets(void)
+{
+	struct ticket_stats cs, rs[TICKET_READERS];
+	pthread_t sm, consumer, rd[TICKET_READERS];
+	unsigned long reads = 0, fresh = 0, old = 0;
+	ibk_pkey_t k = 0;
+	int i, rc;
+
+	memset(&cs, 0, sizeof(cs));
+	memset(&sm_stats, 0, sizeof(sm_stats));
+	cs.rng = 0x6a09e667f3bcc909ull;
+	ibk_port_init(&tport, tk_pk_cells, 2, tk_pk_slots,
+		      IBK_PKEY_HASH_SLOTS(2), tk_gid_cells, 1, tk_gid_slots,
+		      IBK_HASH_SLOTS(1));
+	ibk_port_set_state(&tport, IBK_PORT_ACTIVE);
+	atomic_store(&dev_version, 0);
+	atomic_store(&events_applied, 0);
+	atomic_store(&attempts, 0);
+	for (i = 0; i < TICKET_READERS; i++) {
+		memset(&rs[i], 0, sizeof(rs[i]));
+		pthread_create(&rd[i], NULL, ticket_reader, &rs[i]);
+	}
+	pthread_create(&consumer, NULL, ticket_consumer, &cs);
+	pthread_create(&sm, NULL, ticket_sm, NULL);
+	pthread_join(sm, NULL);
+	pthread_join(consumer, NULL);
+	for (i = 0; i < TICKET_READERS; i++) {
+		pthread_join(rd[i], NULL);
+		reads += rs[i].reads;
+		fresh += rs[i].fresh_reads;
+		old += rs[i].old_reads;
+	}
+	rc = ibk_pkey_table_get(&tport.pkeys, 1, &k);
+	tap_diag("tickets: %u events, %lu refills published, %lu refused "
+		 "(IBK_ESTALE), %lu reads of which %lu readable", TICKET_EVENTS,
+		 cs.published, cs.refused, reads, fresh);
+	tap_ok(old == 0 && sm_stats.old_reads == 0 &&
+	       sm_stats.fresh_reads > TICKET_EVENTS / 20 &&
+	       cs.refused > TICKET_EVENTS / 4,
+	       "refill tickets: no read was served a device read older than "
+	       "an event applied before it (%lu of %lu readable reads by "
+	       "readers, %lu of %lu by the SM after its own event; %lu "
+	       "refills refused)", old, fresh, sm_stats.old_reads,
+	       sm_stats.fresh_reads, cs.refused);
+	tap_ok(rc == IBK_OK && k == version_key(TICKET_EVENTS),
+	       "after the last event the table holds the device's last "
+	       "version (rc %d, 0x%04x)", rc, k);
+}
+
+/* ------------------------------------------------------------------------
  * The latch on its own: two writers, one spinning and one trying, and a
  * reader, over two copies of a pair of words that must always read as
  * (n, 3n + 1).
@@ -857,9 +1060,10 @@ static void test_latch_alone(void)
 	tap_diag("latch alone: %lu pair reads, %lu torn, %lu IBK_EBUSY "
 		 "from try-begin", reads, torn_pairs, busy);
 	tap_ok(torn_pairs == 0, "latch alone: no reader saw a torn pair");
+	/* init at 0 starts the count at 2: it never takes 0 */
 	tap_ok(atomic_load(&pair[0].lo) == 2 * PAIR_UPDATES &&
 	       atomic_load(&pair[1].lo) == 2 * PAIR_UPDATES &&
-	       end == 4 * PAIR_UPDATES,
+	       end == 2 + 4 * PAIR_UPDATES,
 	       "latch alone: two writers, no lost update (%u of %lu), "
 	       "count %u", atomic_load(&pair[0].lo), 2 * PAIR_UPDATES, end);
 }
@@ -923,6 +1127,7 @@ static void test_counters(void)
 int main(void)
 {
 	test_torn_reads();
+	test_tickets();
 	test_latch_alone();
 	test_counters();
 	return tap_done();
