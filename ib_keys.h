@@ -4,7 +4,8 @@
  * GID/GUID values, wire accessors for LRH/GRH/BTH/DETH, and the per-packet
  * receive checks and send-side key selection that use them.
  *
- * C99, freestanding: needs only <stdint.h>, <stdbool.h> and <stddef.h>.
+ * C99, freestanding: needs only <stdint.h>, <stdbool.h> and <stddef.h>
+ * (in the Linux kernel, __KERNEL__: <linux/types.h> and <linux/stddef.h>).
  * Everything is static inline, allocation-free and free of global state.
  * Keys are host order in the API and big-endian on the wire; the wire
  * accessors read and write byte by byte, so any alignment and any host
@@ -15,9 +16,19 @@
 #ifndef IBKEYS_IB_KEYS_H
 #define IBKEYS_IB_KEYS_H
 
+#ifdef __KERNEL__
+/* Kbuild compiles with -nostdinc: the kernel's own types (bool, size_t,
+ * uintN_t), NULL and true/false. */
+#include <linux/types.h>
+#include <linux/stddef.h>
+#ifndef UINT64_C
+#define UINT64_C(c)	c##ULL
+#endif
+#else
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,9 @@
  * P_Key index).
  *
  * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
- * allocation, no global state; the caller owns every byte of storage.
+ * allocation, no global state; the caller owns every byte of storage. Also
+ * the Linux kernel and single-core firmware without compare-and-swap: see
+ * "Atomics port" below.
  *
  * Concurrency model
  *   Each table is kept twice behind one latch (the Linux kernel's
@@ -79,10 +81,219 @@
 #include "ib_keys.h"
 
 /* ------------------------------------------------------------------------
- * Language glue: the same layout from <stdatomic.h> and from <atomic>
+ * Atomics port
+ *
+ * Everything below reaches shared memory through the handful of operations
+ * this section defines, so that one of four ports can supply them:
+ *
+ *   C11          <stdatomic.h>; the default in C.
+ *   C++          <atomic>; the default in C++ (same layout as C11).
+ *   Linux kernel chosen by __KERNEL__ (or IBK_ATOMICS_KERNEL): READ_ONCE(),
+ *                WRITE_ONCE(), smp_load_acquire(), smp_store_release(),
+ *                try_cmpxchg_acquire(), smp_rmb(), smp_wmb(), cpu_relax();
+ *                plain integer fields, the same layout as user space.
+ *   single core  opt-in, #define IBK_ATOMICS_SINGLE_CORE before including,
+ *                for one core without compare-and-swap (Cortex-M0, any
+ *                part without the A extension): see below.
+ *
+ * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", which
+ * must define what a port defines here: IBK__ATOMIC(type) for 16- and
+ * 32-bit unsigned types, ibk__load(p, relaxed|acquire), ibk__store(p, v,
+ * relaxed|release), ibk__fetch_add(p, v, relaxed) and ibk__exchange(p, v,
+ * relaxed) returning the old value, ibk__cas(p, &expected, desired,
+ * acquire, relaxed) (strong, true on success, 32-bit), ibk__fence(acquire|
+ * release), ibk__cpu_relax() and IBK__STATIC_ASSERT(cond, msg). The orders
+ * listed are the only ones used. Read-modify-writes (fetch_add, exchange,
+ * cas) only ever apply to 32-bit words; 16-bit words are only loaded and
+ * stored. So a port needs lock-free 32-bit atomics and nothing wider or
+ * narrower: GCC calls 16-bit atomics "sometimes lock-free" on rv32imac
+ * (only their read-modify-writes would need a library), and that is fine.
+ *
+ * Single core (IBK_ATOMICS_SINGLE_CORE)
+ *   For firmware on one core whose readers may be interrupt handlers. The
+ *   shared words are volatile; a load or store is one instruction, which
+ *   an interrupt cannot split, and an interrupt handler on the same core
+ *   sees the interrupted code's stores in program order, so the fences
+ *   become compiler barriers. The read-modify-writes of the violation
+ *   counters and of the writer's lock word run with interrupts masked, by
+ *   IBK_ATOMICS_IRQ_SAVE() (an expression giving a uint32_t state) and
+ *   IBK_ATOMICS_IRQ_RESTORE(state), defined by the integrator or else by
+ *   default for Cortex-M (PRIMASK: mrs, cpsid i; msr) and for RISC-V in
+ *   M-mode (mstatus.MIE: csrrci; csrs). Nothing else masks interrupts:
+ *   reads never do, and a write section runs with interrupts enabled.
+ *   The integrator serialises writers. The lock word stays a flag: a
+ *   writer that finds it taken is one that interrupted another writer of
+ *   the same table, which on one core can never finish waiting, so
+ *   instead of spinning it calls IBK_ATOMICS_WRITER_CONFLICT() (default:
+ *   __builtin_trap(), a fault a debugger shows). ibk_latch_write_try_begin()
+ *   still answers IBK_EBUSY: that is how a handler may try to write.
  * ------------------------------------------------------------------------ */
 
+#if defined(__KERNEL__) && !defined(IBK_ATOMICS_SINGLE_CORE) && \
+    !defined(IBK_ATOMICS_HEADER) && !defined(IBK_ATOMICS_KERNEL)
+#define IBK_ATOMICS_KERNEL 1
+#endif
+
+#if defined(IBK_ATOMICS_HEADER)
+#include IBK_ATOMICS_HEADER
+
+#elif defined(IBK_ATOMICS_KERNEL)
+#include <linux/compiler.h>
+#include <linux/atomic.h>
+#include <asm/barrier.h>
+#include <asm/processor.h>
+#define IBK__ATOMIC(type)		type
+#define ibk__load(p, order)		ibk__kload_##order(p)
+#define ibk__kload_relaxed(p)		READ_ONCE(*(p))
+#define ibk__kload_acquire(p)		smp_load_acquire(p)
+#define ibk__store(p, v, order)		ibk__kstore_##order((p), (v))
+#define ibk__kstore_relaxed(p, v)	WRITE_ONCE(*(p), (v))
+#define ibk__kstore_release(p, v)	smp_store_release((p), (v))
+#define ibk__exchange(p, v, order)	xchg_##order((p), (v))
+#define ibk__cas(p, expected, desired, success, failure) \
+	try_cmpxchg_##success((p), (expected), (desired))
+#define ibk__fetch_add(p, v, order)	ibk__kfetch_add((p), (v))
+#define ibk__fence(order)		ibk__kfence_##order()
+#define ibk__kfence_acquire()		smp_rmb()
+#define ibk__kfence_release()		smp_wmb()
+#define ibk__cpu_relax()		cpu_relax()
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+
+/* The kernel has no fetch-add on a plain word: a relaxed CAS loop. */
+static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
+{
+	uint32_t old = READ_ONCE(*p);
+
+	while (!try_cmpxchg_relaxed(p, &old, old + v))
+		;
+	return old;
+}
+
+#elif defined(IBK_ATOMICS_SINGLE_CORE)
+#define IBK__ATOMIC(type)		volatile type
+#define ibk__barrier()			__asm__ __volatile__("" ::: "memory")
+#define ibk__load(p, order)		ibk__sc_load_##order(p)
+#define ibk__sc_load_relaxed(p)		(*(p))
+#define ibk__store(p, v, order)		ibk__sc_store_##order((p), (v))
+#define ibk__sc_store_relaxed(p, v)	((void)(*(p) = (v)))
+#define ibk__fetch_add(p, v, order)	ibk__sc_fetch_add((p), (v))
+#define ibk__exchange(p, v, order)	ibk__sc_exchange((p), (v))
+#define ibk__cas(p, expected, desired, success, failure) \
+	ibk__sc_cas((p), (expected), (desired))
+#define ibk__fence(order)		ibk__barrier()
+#define ibk__cpu_relax()		IBK_ATOMICS_WRITER_CONFLICT()
 #ifdef __cplusplus
+#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#else
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#endif
+
+#ifndef IBK_ATOMICS_WRITER_CONFLICT
+#define IBK_ATOMICS_WRITER_CONFLICT()	__builtin_trap()
+#endif
+
+#if defined(IBK_ATOMICS_IRQ_SAVE) != defined(IBK_ATOMICS_IRQ_RESTORE)
+#error "define both IBK_ATOMICS_IRQ_SAVE() and IBK_ATOMICS_IRQ_RESTORE(state)"
+#endif
+#ifndef IBK_ATOMICS_IRQ_SAVE
+#if defined(__arm__) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+/* PRIMASK set masks every interrupt but NMI and HardFault; the old value
+ * comes back, so nested sections restore what they found. */
+static inline uint32_t ibk__irq_save(void)
+{
+	uint32_t primask;
+
+	__asm__ __volatile__("mrs %0, primask\n\tcpsid i"
+			     : "=r"(primask) : : "memory");
+	return primask;
+}
+
+static inline void ibk__irq_restore(uint32_t primask)
+{
+	__asm__ __volatile__("msr primask, %0" : : "r"(primask) : "memory");
+}
+#elif defined(__riscv)
+/* Assemblers that split Zicsr out of the base ISA need it named, even for
+ * -march=rv32imac. */
+#ifdef __riscv_zicsr
+#define IBK__ZICSR(insn)	insn
+#else
+#define IBK__ZICSR(insn) \
+	".option push\n\t.option arch, +zicsr\n\t" insn "\n\t.option pop"
+#endif
+/* mstatus.MIE (bit 3) cleared, and set again only if it was set. */
+static inline uint32_t ibk__irq_save(void)
+{
+	unsigned long mstatus;
+
+	__asm__ __volatile__(IBK__ZICSR("csrrci %0, mstatus, 8")
+			     : "=r"(mstatus) : : "memory");
+	return (uint32_t)(mstatus & 8u);
+}
+
+static inline void ibk__irq_restore(uint32_t mie)
+{
+	__asm__ __volatile__(IBK__ZICSR("csrs mstatus, %0")
+			     : : "r"((unsigned long)mie) : "memory");
+}
+#else
+#error "IBK_ATOMICS_SINGLE_CORE: define IBK_ATOMICS_IRQ_SAVE() and IBK_ATOMICS_IRQ_RESTORE(state) for this core"
+#endif
+#define IBK_ATOMICS_IRQ_SAVE()		ibk__irq_save()
+#define IBK_ATOMICS_IRQ_RESTORE(state)	ibk__irq_restore(state)
+#endif
+
+/* Acquire and release on one core: the access, and no compiler motion of
+ * other memory accesses across it. Used on 32-bit words only. */
+static inline uint32_t ibk__sc_load_acquire(const volatile uint32_t *p)
+{
+	uint32_t v = *p;
+
+	ibk__barrier();
+	return v;
+}
+
+static inline void ibk__sc_store_release(volatile uint32_t *p, uint32_t v)
+{
+	ibk__barrier();
+	*p = v;
+}
+
+static inline uint32_t ibk__sc_fetch_add(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+
+	*p = old + v;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	return old;
+}
+
+static inline uint32_t ibk__sc_exchange(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+
+	*p = v;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	return old;
+}
+
+static inline bool ibk__sc_cas(volatile uint32_t *p, uint32_t *expected,
+			       uint32_t desired)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+	bool ok = old == *expected;
+
+	if (ok)
+		*p = desired;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	*expected = old;
+	return ok;
+}
+
+#elif defined(__cplusplus)
 extern "C++" {		/* templates, even if included inside extern "C" */
 #include <atomic>
 }
@@ -100,6 +311,11 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 		(desired), IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
 #define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#define IBK__STD_ATOMICS 1
+IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
+		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
+		   "core without them, #define IBK_ATOMICS_SINGLE_CORE");
+
 #else
 #include <stdatomic.h>
 #define IBK__ATOMIC(type)	_Atomic(type)
@@ -115,15 +331,16 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 		IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
 #define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#define IBK__STD_ATOMICS 1
+IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
+		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
+		   "core without them, #define IBK_ATOMICS_SINGLE_CORE");
 #endif
-
-/* Only 16- and 32-bit atomics, and those must never fall back to a lock. */
-IBK__STATIC_ASSERT(ATOMIC_SHORT_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
-		   "ib_tables.h needs lock-free 16- and 32-bit atomics");
 
 /* Keeps what receive paths write off the read-mostly table headers. */
 #define IBK__CACHE_LINE 64
 
+#ifdef IBK__STD_ATOMICS
 /* A hint to the core that this thread is spinning on a shared word. */
 static inline void ibk__cpu_relax(void)
 {
@@ -133,6 +350,7 @@ static inline void ibk__cpu_relax(void)
 	__asm__ __volatile__("yield" ::: "memory");
 #endif
 }
+#endif
 
 /*
  * GCC warns (-Wtsan) that ThreadSanitizer does not model fences. Every
@@ -142,12 +360,15 @@ static inline void ibk__cpu_relax(void)
  * (which is what both <stdatomic.h> and <atomic> expand to), so that the
  * warning is raised here, where the pragma covers it.
  */
-#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 11
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 11 && \
+    defined(IBK__STD_ATOMICS)
 #define IBK__GCC_TSAN 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+/* The reader's fence: orders the loads before it (of a copy) before the
+ * loads after it (of the count); smp_rmb() in the kernel. */
 static inline void ibk__fence_acquire(void)
 {
 #ifdef IBK__GCC_TSAN
@@ -157,6 +378,8 @@ static inline void ibk__fence_acquire(void)
 #endif
 }
 
+/* The writer's fence: orders the stores before it (of the count) before
+ * the stores after it (of a copy); smp_wmb() in the kernel. */
 static inline void ibk__fence_release(void)
 {
 #ifdef IBK__GCC_TSAN
