@@ -1477,6 +1477,21 @@ static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
  * halves of the two products combined (two independent multiplies, short
  * enough for the find's critical path). The top bits pick the home slot,
  * the low 16 (never 0) are the slot's tag. */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+/* Cortex-M0/M0+/M23 have no 32x32->64 multiply: a 64-bit product would
+ * call __aeabi_lmul. Each word times its own odd constant, then a murmur3
+ * style finish that brings the top bits down into the tag. */
+static inline uint32_t ibk__gid_hash(const uint32_t w[4])
+{
+	uint32_t x = w[0] * 0x9e3779b1u ^ w[1] * 0x85ebca77u ^
+		     w[2] * 0xc2b2ae3du ^ w[3] * 0x27d4eb2fu;
+
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	return x | 1u;
+}
+#else
 static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 {
 	uint64_t x = ((uint64_t)w[0] << 32 | w[1]) * 0x9e3779b97f4a7c15ull ^
@@ -1484,6 +1499,7 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 
 	return (uint32_t)(x >> 32) | 1u;
 }
+#endif
 
 static inline uint32_t ibk__gid_word_home(const void *table, unsigned c,
 					  uint32_t word)
@@ -1824,7 +1840,7 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	ref->generation = gen;
 	ref->index = (uint16_t)index;
 	ref->type = e.type;
-	ref->gid = e.gid;
+	ibk__copy16(ref->gid.raw, e.gid.raw);
 	return IBK_OK;
 }
 
@@ -1840,7 +1856,7 @@ static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
 		return IBK_EINVAL;
 	rc = ibk_gid_table_ref_get(t, index, &ref);
 	if (rc == IBK_OK) {
-		out->gid = ref.gid;
+		ibk__copy16(out->gid.raw, ref.gid.raw);
 		out->type = ref.type;
 	}
 	return rc;
@@ -1887,7 +1903,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	ref->generation = gen;
 	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
 	ref->type = found_type;
-	ref->gid = *gid;
+	ibk__copy16(ref->gid.raw, gid->raw);
 	return IBK_OK;
 }
 
@@ -2033,33 +2049,30 @@ static inline int ibk_port_set_state(struct ibk_port *port,
 static inline int ibk_port_event(struct ibk_port *port,
 				 enum ibk_port_event event)
 {
-	uint32_t state = 0, pkeys = 0, gids = 0;
+	/* Per event from DEVICE_FATAL on: the new state << 4 (0: keep it),
+	 * 1 for the P_Key table awaiting a refill, 2 for the GID table; 0
+	 * for a number that is no event. A table, not a switch: at -Os GCC
+	 * compiles that switch for Cortex-M0 into a call to libgcc's
+	 * __gnu_thumb1_case_uqi. */
+	static const uint8_t effect[] = {
+		IBK_PORT_DOWN << 4,		/* DEVICE_FATAL */
+		IBK_PORT_ACTIVE << 4 | 3,	/* PORT_ACTIVE */
+		IBK_PORT_DOWN << 4,		/* PORT_ERR */
+		3,				/* LID_CHANGE */
+		1,				/* PKEY_CHANGE */
+		3,				/* SM_CHANGE */
+		0, 0, 0,
+		3,				/* CLIENT_REREGISTER */
+		2,				/* GID_CHANGE */
+	};
+	uint32_t i = (uint32_t)event - IBK_EVENT_DEVICE_FATAL;
+	uint32_t state, pkeys, gids;
 
-	if (!port)
+	if (!port || i >= sizeof(effect) || effect[i] == 0)
 		return IBK_EINVAL;
-	switch (event) {
-	case IBK_EVENT_DEVICE_FATAL:
-	case IBK_EVENT_PORT_ERR:
-		state = IBK_PORT_DOWN;
-		break;
-	case IBK_EVENT_PORT_ACTIVE:
-		state = IBK_PORT_ACTIVE;
-		pkeys = gids = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_LID_CHANGE:
-	case IBK_EVENT_SM_CHANGE:
-	case IBK_EVENT_CLIENT_REREGISTER:
-		pkeys = gids = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_PKEY_CHANGE:
-		pkeys = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_GID_CHANGE:
-		gids = IBK__AWAITING_REFILL;
-		break;
-	default:
-		return IBK_EINVAL;
-	}
+	state = effect[i] >> 4;
+	pkeys = effect[i] & 1 ? IBK__AWAITING_REFILL : 0;
+	gids = effect[i] & 2 ? IBK__AWAITING_REFILL : 0;
 	if (state || pkeys)
 		ibk__table_update_status(&port->pkeys.hdr, state, pkeys);
 	if (state || gids)
