@@ -286,11 +286,12 @@ static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
 					  uint8_t *match, size_t n)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	size_t whole = n - n % 16;	/* see ibk__count_zero() */
 	size_t count = 0;
 	size_t i = 0;
 	size_t j;
 
-	for (; n - i >= 16; i += 16) {
+	for (; i < whole; i += 16) {
 		uint8_t chunk[16];
 		uint8_t chunk_count = 0;
 
@@ -1595,9 +1596,13 @@ static inline void ibk_tx_fill_keys(void *bth, void *deth, ibk_pkey_t qp_pkey,
  */
 static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
 {
+	/* The chunks end at n rounded down to 16, not where n - i < 16: with
+	 * that bound GCC 12 -O2 sees no end to the tail loop after a constant
+	 * n and fails -Werror=aggressive-loop-optimizations. */
+	size_t whole = n - n % 16;
 	size_t count = 0, i = 0, j;
 
-	for (; n - i >= 16; i += 16) {
+	for (; i < whole; i += 16) {
 		uint8_t chunk_count = 0;
 
 		for (j = 0; j < 16; j++)
