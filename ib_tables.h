@@ -74,6 +74,9 @@
  *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
  *   72 bytes per entry for a power of two, less than 104 otherwise. Each
  *   copy's index is at most a quarter full: a find usually reads one slot.
+ *   With IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead
+ *   (an index at most half full, for firmware) the two take 20 and 56
+ *   bytes per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
@@ -649,12 +652,21 @@ enum ibk_port_event {
  *
  * The caller provides, per table of capacity C (1..65536), the cells and
  * hash slots of both latch copies: IBK_PKEY_CELLS(C) or IBK_GID_CELLS(C)
- * cells and at least IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C)
- * (GID, or either) slots, static or allocated, alive as long as the table.
- * Each copy's hash index is open addressing with linear probing over a
- * power-of-two slot array at most a quarter full; a slot packs a 16-bit
- * key or tag with the 16-bit lowest table index holding it, and 0 marks it
- * empty.
+ * cells and IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C) (GID, or
+ * either) slots, static or allocated, alive as long as the table. Each
+ * copy's hash index is open addressing with linear probing over a
+ * power-of-two slot array; a slot packs a 16-bit key or tag with the
+ * 16-bit lowest table index holding it, and 0 marks it empty.
+ *
+ * The index is at most a quarter full with those slot counts. Where RAM
+ * counts more than a few nanoseconds per find, as in firmware, a table
+ * also takes as few as IBK_PKEY_HASH_SLOTS_MIN(C) or IBK_HASH_SLOTS_MIN(C)
+ * slots, half as many: an index at most half full, whose finds read about
+ * 1.5 slots when the key is there and 2.5 when it is not, against 1.2 and
+ * 1.4 (linear probing's expected probe counts at load 1/2 and 1/4). For a
+ * 128-entry P_Key table that is 2 KiB of index instead of 4 KiB, both
+ * copies. Any slot count in between works too: init takes the largest
+ * power of two per copy that fits, up to the quarter-full size.
  * ------------------------------------------------------------------------ */
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
@@ -690,6 +702,13 @@ enum ibk_port_event {
 	(IBK__COPY_SLOTS(capacity) < IBK__PKEY_MAX_COPY_SLOTS ? \
 	 IBK__COPY_SLOTS(capacity) : IBK__PKEY_MAX_COPY_SLOTS)
 #define IBK_PKEY_HASH_SLOTS(capacity)	(2u * IBK__PKEY_COPY_SLOTS(capacity))
+
+/* The fewest slots a table of @capacity takes, both copies: an index at
+ * most half full (see above). A constant expression if @capacity is. */
+#define IBK_HASH_SLOTS_MIN(capacity)	IBK__COPY_SLOTS(capacity)
+#define IBK_PKEY_HASH_SLOTS_MIN(capacity) \
+	(IBK__COPY_SLOTS(capacity) / 2u < IBK__PKEY_MAX_COPY_SLOTS ? \
+	 IBK__COPY_SLOTS(capacity) : 2u * IBK__PKEY_MAX_COPY_SLOTS)
 
 /* One slot of a table's hash index. */
 struct ibk_hash_slot {
@@ -873,8 +892,8 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 }
 
 /* Writer side: puts @word in the first empty slot from @home. There is one:
- * an index holds fewer keys than slots (a quarter of them at most, or, with
- * one slot per 16-bit P_Key, never the two invalid keys). */
+ * an index holds fewer keys than slots (half of them at most, or, with one
+ * slot per 16-bit P_Key, never the two invalid keys). */
 static inline void ibk__hash_insert(struct ibk__table *h, unsigned c,
 				    uint32_t home, uint32_t word)
 {
@@ -1096,7 +1115,9 @@ static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 /*
  * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
  * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
- * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN,
+ * (IBK_HASH_SLOTS() is enough too), or as few as
+ * IBK_PKEY_HASH_SLOTS_MIN(@capacity) for an index up to half full (see
+ * "Table storage"). The table starts empty, DOWN,
  * generation 0. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a
  * capacity outside 1..65536 or too few slots. Not concurrent with any use.
  */
@@ -1112,7 +1133,7 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK__PKEY_COPY_SLOTS(capacity),
+			     IBK_PKEY_HASH_SLOTS_MIN(capacity) / 2u,
 			     IBK__PKEY_MAX_COPY_SLOTS);
 	if (rc != IBK_OK)
 		return rc;
@@ -1699,8 +1720,8 @@ static inline void ibk__gid_put(struct ibk_gid_table *t, unsigned c,
 		ibk__gid_index(t, c, index, w, type);
 }
 
-/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and at
- * least IBK_HASH_SLOTS(@capacity) slots. */
+/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and
+ * IBK_HASH_SLOTS(@capacity) slots, or as few as IBK_HASH_SLOTS_MIN(). */
 static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 				     struct ibk_gid_cell *cells,
 				     uint32_t capacity,
@@ -1714,7 +1735,7 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK__COPY_SLOTS(capacity), 1u << 31);
+			     IBK_HASH_SLOTS_MIN(capacity) / 2u, 1u << 31);
 	if (rc != IBK_OK)
 		return rc;
 	t->cells[0] = cells;

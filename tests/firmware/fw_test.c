@@ -527,16 +527,24 @@ static unsigned long compare_gids(void)
 	return bad;
 }
 
-static void test_tables(void)
+/* With the default index (at most a quarter full), or the smallest one
+ * (at most half full). */
+static void test_tables(bool small)
 {
 	unsigned long bad_pk = 0, bad_gid = 0;
 	unsigned round, i, n;
 
 	check(ibk_port_init(&port, pkey_cells, PK_CAP, pkey_slots,
-			    N_ELEMS(pkey_slots), gid_cells, GID_CAP, gid_slots,
-			    N_ELEMS(gid_slots)) == IBK_OK &&
-	      ibk_port_set_state(&port, IBK_PORT_ACTIVE) == IBK_OK,
-	      "port init on static storage, ACTIVE", 1);
+			    small ? IBK_PKEY_HASH_SLOTS_MIN(PK_CAP) :
+				    IBK_PKEY_HASH_SLOTS(PK_CAP),
+			    gid_cells, GID_CAP, gid_slots,
+			    small ? IBK_HASH_SLOTS_MIN(GID_CAP) :
+				    IBK_HASH_SLOTS(GID_CAP)) == IBK_OK &&
+	      ibk_port_set_state(&port, IBK_PORT_ACTIVE) == IBK_OK &&
+	      port.pkeys.hdr.hash_mask + 1 == (small ? 2u : 4u) * PK_CAP &&
+	      port.gids.hdr.hash_mask + 1 == (small ? 2u : 4u) * GID_CAP,
+	      small ? "port init, index at most half full, ACTIVE" :
+		      "port init, index at most a quarter full, ACTIVE", 1);
 
 	for (round = 0; round < 150; round++) {
 		n = test_rng_below_r(&rng, PK_CAP + 1);
@@ -833,7 +841,8 @@ int main(void)
 	test_qkeys();
 	test_gid_text();
 	test_gid_twins();
-	test_tables();
+	test_tables(false);
+	test_tables(true);	/* the port stays on the small index */
 	test_port_rx();
 	test_irq_reader();
 	printf("1..%u\n", tests_run);
