@@ -96,8 +96,8 @@
  *                try_cmpxchg_acquire(), smp_rmb(), smp_wmb(), cpu_relax();
  *                plain integer fields, the same layout as user space.
  *   single core  opt-in, #define IBK_ATOMICS_SINGLE_CORE before including,
- *                for one core without compare-and-swap (Cortex-M0, any
- *                part without the A extension): see below.
+ *                for one core without compare-and-swap (Cortex-M0/M0+,
+ *                RISC-V without the A extension): see below.
  *
  * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", which
  * must define what a port defines here: IBK__ATOMIC(type) for 16- and
@@ -123,13 +123,19 @@
  *   IBK_ATOMICS_IRQ_RESTORE(state), defined by the integrator or else by
  *   default for Cortex-M (PRIMASK: mrs, cpsid i; msr) and for RISC-V in
  *   M-mode (mstatus.MIE: csrrci; csrs). Nothing else masks interrupts:
- *   reads never do, and a write section runs with interrupts enabled.
+ *   gets, finds and snapshots never do, a receive check only to count a
+ *   violation, and a write section runs with interrupts enabled.
  *   The integrator serialises writers. The lock word stays a flag: a
  *   writer that finds it taken is one that interrupted another writer of
  *   the same table, which on one core can never finish waiting, so
  *   instead of spinning it calls IBK_ATOMICS_WRITER_CONFLICT() (default:
  *   __builtin_trap(), a fault a debugger shows). ibk_latch_write_try_begin()
  *   still answers IBK_EBUSY: that is how a handler may try to write.
+ *
+ *	#define IBK_ATOMICS_SINGLE_CORE
+ *	#define IBK_ATOMICS_IRQ_SAVE()		board_irq_save()
+ *	#define IBK_ATOMICS_IRQ_RESTORE(state)	board_irq_restore(state)
+ *	#include "ib_tables.h"
  * ------------------------------------------------------------------------ */
 
 #if defined(__KERNEL__) && !defined(IBK_ATOMICS_SINGLE_CORE) && \
