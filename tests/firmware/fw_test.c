@@ -743,22 +743,54 @@ static void test_port_rx(void)
 /* ------------------------------------------------------------------------
  * The interrupt-driven reader
  *
- * The main loop refills the P_Key table back to back; every generation's
- * entries follow from one seed. A timer interrupt reads the table, with
- * the main loop frozen wherever it was, often inside a write section: a
- * latch read completes at once on the copy the writer is not writing.
+ * The main loop refills the P_Key and GID tables back to back; every
+ * generation's entries follow from one seed. A timer interrupt reads both,
+ * with the main loop frozen wherever it was, often inside a write section:
+ * a latch read completes at once on the copy the writer is not writing.
  * ------------------------------------------------------------------------ */
 
 #define IRQ_READS 1500u		/* interrupt reads wanted */
 #define IRQ_INSIDE 300u		/* of which inside a write section */
 #define IRQ_MAX_REFILLS 3000000u
 
-static volatile uint32_t irq_reads, irq_inside, irq_torn, irq_drops;
+static volatile uint32_t irq_reads, irq_inside, irq_gid_inside, irq_torn;
+static volatile uint32_t irq_drops;
 static volatile uint32_t irq_counting, irq_counts;
 
 static ibk_pkey_t seed_key(uint32_t seed, uint32_t i)
 {
 	return (ibk_pkey_t)(0x8000u | (((seed & 0x1ffu) + 1) << 5) | i);
+}
+
+static void seed_gid(uint32_t seed, uint32_t i, struct ibk_gid_entry *e)
+{
+	ibk_gid_set(&e->gid, IBK_GID_DEFAULT_PREFIX,
+		    ((uint64_t)seed + 1) << 8 | i);
+	e->type = IBK_GID_TYPE_ROCE_V2;
+}
+
+/* The GID table as the interrupt sees it: one seed's entries, and a find
+ * that agrees. Returns the number of wrong answers. */
+static uint32_t irq_check_gids(void)
+{
+	static struct ibk_gid_entry snap[GID_CAP];
+	struct ibk_gid_entry want;
+	enum ibk_gid_type type = IBK_GID_TYPE_IB;
+	uint32_t gen, seed, i, torn = 0;
+
+	if (ibk__load(&port.gids.hdr.latch.writer, relaxed))
+		irq_gid_inside++;
+	if (ibk_gid_table_snapshot(&port.gids, snap, GID_CAP, &gen) != GID_CAP)
+		return 1;
+	seed = (uint32_t)(ibk_gid_guid(&snap[0].gid) >> 8) - 1;
+	for (i = 0; i < GID_CAP; i++) {
+		seed_gid(seed, i, &want);
+		torn += !same16(snap[i].gid.raw, want.gid.raw) ||
+			snap[i].type != want.type;
+	}
+	torn += ibk_gid_table_find(&port.gids, &snap[5].gid, IBK_GID_TYPE_ANY,
+				   &type) != 5 || type != IBK_GID_TYPE_ROCE_V2;
+	return torn;
 }
 
 static void fw_tick(void)
@@ -774,7 +806,8 @@ static void fw_tick(void)
 		irq_counts++;
 		return;
 	}
-	if (irq_reads >= IRQ_READS && irq_inside >= IRQ_INSIDE)
+	if (irq_reads >= IRQ_READS && irq_inside >= IRQ_INSIDE &&
+	    irq_gid_inside >= IRQ_INSIDE / 3)
 		return;
 	/* The lock word: set from write_begin to write_end. */
 	if (ibk__load(&port.pkeys.hdr.latch.writer, relaxed))
@@ -798,6 +831,7 @@ static void fw_tick(void)
 	torn += ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) !=
 		IBK_RX_DROP_QKEY;
 	irq_drops++;
+	torn += irq_check_gids();
 	irq_torn += torn != 0;
 	irq_reads++;
 }
@@ -805,21 +839,31 @@ static void fw_tick(void)
 static void test_irq_reader(void)
 {
 	ibk_pkey_t keys[PK_CAP];
+	struct ibk_gid_entry gids[GID_CAP];
 	uint32_t refills = 0, main_counts = 0, main_incs = 0, counted = 0, i;
 
 	ibk_counter16_reset(&port.qkey_violations);
 	for (i = 0; i < PK_CAP; i++)
 		keys[i] = seed_key(0, i);
+	for (i = 0; i < GID_CAP; i++)
+		seed_gid(0, i, &gids[i]);
 	ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP,
 			      ibk_pkey_table_refill_ticket(&port.pkeys));
+	ibk_gid_table_refill(&port.gids, gids, GID_CAP,
+			     ibk_gid_table_refill_ticket(&port.gids));
 	timer_start(TIMER_PERIOD);
-	while ((irq_reads < IRQ_READS || irq_inside < IRQ_INSIDE) &&
+	while ((irq_reads < IRQ_READS || irq_inside < IRQ_INSIDE ||
+		irq_gid_inside < IRQ_INSIDE / 3) &&
 	       refills < IRQ_MAX_REFILLS) {
 		refills++;
 		for (i = 0; i < PK_CAP; i++)
 			keys[i] = seed_key(refills, i);
 		ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP,
 				      ibk_pkey_table_refill_ticket(&port.pkeys));
+		for (i = 0; i < GID_CAP; i++)
+			seed_gid(refills, i, &gids[i]);
+		ibk_gid_table_refill(&port.gids, gids, GID_CAP,
+				     ibk_gid_table_refill_ticket(&port.gids));
 		if ((refills & 7) == 0) {	/* the main loop counts too */
 			ibk_counter16_inc(&port.qkey_violations);
 			main_counts++;
@@ -840,15 +884,17 @@ static void test_irq_reader(void)
 	irq_counting = 0;
 	counted += ibk_counter16_reset(&port.pkey_violations);
 	timer_stop();
-	printf("# %lu refills, %lu interrupt reads, %lu inside a write "
-	       "section\n", (unsigned long)refills, (unsigned long)irq_reads,
-	       (unsigned long)irq_inside);
+	printf("# %lu refills, %lu interrupt reads, %lu inside a P_Key and "
+	       "%lu inside a GID write section\n", (unsigned long)refills,
+	       (unsigned long)irq_reads, (unsigned long)irq_inside,
+	       (unsigned long)irq_gid_inside);
 	check(irq_reads >= IRQ_READS, "the timer interrupt read the table "
 	      "while the main loop refilled it", irq_reads);
-	check(irq_inside >= IRQ_INSIDE, "interrupt reads landed inside write "
-	      "sections (lock word set) and completed", irq_inside);
-	check(irq_torn == 0, "every interrupt read saw one generation: "
-	      "snapshot, find and rx", irq_torn);
+	check(irq_inside >= IRQ_INSIDE && irq_gid_inside >= IRQ_INSIDE / 3,
+	      "interrupt reads landed inside P_Key and GID write sections "
+	      "(lock word set) and completed", irq_inside);
+	check(irq_torn == 0, "every interrupt read saw one generation of each "
+	      "table: snapshots, finds and rx", irq_torn);
 	check(ibk_counter16_read(&port.qkey_violations) ==
 	      main_counts + irq_drops, "a counter bumped by the main loop and "
 	      "the interrupt lost no count", main_counts + irq_drops);
