@@ -10,7 +10,7 @@
  *     the writer runs 1-20 ms and is stopped (SIGSTOP) once the parent
  *     sees it hold the lock word; at least 15 stops must land inside a
  *     write section, and in every one the readers must complete at least
- *     1000 consistent reads, every thread some, within 200 ms. P_Key
+ *     1000 consistent reads, every thread some, within 1 s. P_Key
  *     table, then GID table.
  *  2. A reader inside its own thread's write section. A single-threaded
  *     child writes a P_Key and a GID table back to back while a periodic
@@ -248,7 +248,8 @@ enum {
 #define FZ_FREEZES	20
 #define FZ_MIN_IN_SECTION 15	/* freezes that must land inside a section */
 #define FZ_MIN_READS	1000ul	/* per freeze, all readers */
-#define FZ_WINDOW	(200 * MS)	/* ... within this */
+#define FZ_WINDOW	(1000 * MS)	/* ... within this (a loaded CI machine
+				   may not run every reader sooner) */
 #define FZ_HOLD		(20 * MS)	/* a freeze lasts at least this */
 #define FZ_AIM		(100 * MS)	/* wait for a section before SIGSTOP */
 #define FZ_READERS	2
