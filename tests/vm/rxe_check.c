@@ -697,6 +697,23 @@ static int cmd_cache(const char *devname, const char *netdev)
 	check(rc == IBK_ENOTREADY && st.port_err > 0,
 	      "cache: link down: PORT_ERR seen (%u), reads answer %s",
 	      st.port_err, ibk_strerror(rc));
+	if (read_gids(&d, d.gids, NULL) == 0) {
+		char list[256] = "";
+		unsigned left = 0;
+		uint32_t j;
+
+		for (j = 0; j < d.gid_len; j++) {
+			size_t len = strlen(list);
+
+			if (ibk_gid_is_zero(&d.gids[j].gid))
+				continue;
+			left++;
+			snprintf(list + len, sizeof(list) - len, " [%u] %s", j,
+				 gid_text(&d.gids[j].gid, t));
+		}
+		note("cache: while the link is down the kernel's table holds %u GIDs:%s",
+		     left, list);
+	}
 	snprintf(args, sizeof(args), "link set %s up", netdev);
 	step(&d, &st, "link up", args);
 	check(st.port_active > 0 && compare_with_device(&d, true) == CMP_EQUAL,
