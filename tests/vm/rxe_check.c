@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <netpacket/packet.h>
@@ -535,7 +536,7 @@ static bool step(struct dev *d, struct cache_stats *st, const char *what,
 
 	if (!check(rc == 0, "cache: `ip %s` (%s)", args, what))
 		return false;
-	n = settle(d, 5000, 800, st);
+	n = settle(d, 5000, 1500, st);
 	return check(n > 0 && st->differs == before.differs,
 		     "cache: after `ip %s`: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u), the cache equals a fresh device read after each (%u equal, %u port-down agreements, %u superseded by a later event, %u differ)",
 		     args, n, st->gid_change - before.gid_change,
@@ -1042,6 +1043,26 @@ static bool wait_cqe(struct ibv_cq *cq, enum ibv_wc_opcode opcode,
 	return false;
 }
 
+/* One of rxe's hw_counters: rcvd_pkts counts the packets that passed its
+ * header and key checks (rxe_rcv() counts after hdr_check()). */
+static unsigned long long hw_counter(const struct dev *d, const char *name)
+{
+	char path[160];
+	unsigned long long v = ULLONG_MAX;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s", d->name,
+		 PORT_NUM, name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = ULLONG_MAX;
+		fclose(f);
+	}
+	return v;
+}
+
 static uint32_t qkey_viol_cntr(const struct dev *d)
 {
 	struct ibv_port_attr attr;
@@ -1233,6 +1254,7 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 	struct ibk_qp_keys qk;
 	enum ibk_rx_verdict lib, kern;
 	uint32_t before, after;
+	unsigned long long rcvd_before, rcvd = 0;
 	uint16_t lib_before, lib_after, idx = 0;
 	ibk_pkey_t send_pkey = 0;
 	ibk_qkey_t wire, selected;
@@ -1248,6 +1270,7 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 	}
 	capture_drain(cap);
 	before = qkey_viol_cntr(&r->d);
+	rcvd_before = hw_counter(&r->d, "rcvd_pkts");
 	lib_before = ibk_counter16_read(&r->d.port->qkey_violations);
 	if (!c->to_qp1) {
 		memset(&rwr, 0, sizeof(rwr));
@@ -1310,13 +1333,22 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 	}
 	lib_after = ibk_counter16_read(&r->d.port->qkey_violations);
 
-	/* The kernel's: delivered (a receive completion carrying this
-	 * case's payload), or not, and the port's Q_Key violation counter.
-	 * QP1's completions go to the MAD layer: there the counter alone
-	 * tells. */
+	/* The kernel's: the packet passed rxe's checks (rcvd_pkts + 1) or
+	 * broke the Q_Key rule (qkey_viol_cntr + 1), whichever moves first;
+	 * for a UD QP also delivered (a receive completion carrying this
+	 * case's payload) or not. QP1's completions go to the MAD layer:
+	 * there the counters alone tell. */
+	t = now_s() + 2;
+	do {
+		after = qkey_viol_cntr(&r->d);
+		rcvd = hw_counter(&r->d, "rcvd_pkts");
+		if (after != before || rcvd != rcvd_before)
+			break;
+		sleep_ms(10);
+	} while (now_s() < t);
 	if (!c->to_qp1) {
 		delivered = wait_cqe(r->cq, IBV_WC_RECV,
-				     now_s() + (lib == IBK_RX_ACCEPT ? 3 : 1),
+				     now_s() + (rcvd != rcvd_before ? 2 : 0.3),
 				     &wc) && wc.status == IBV_WC_SUCCESS;
 		if (delivered) {
 			char want[UD_PAYLOAD];
@@ -1326,17 +1358,10 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 					   want) == 0;
 		}
 	}
-	t = now_s() + 1;
-	do {
-		after = qkey_viol_cntr(&r->d);
-		if (after != before || lib == IBK_RX_ACCEPT ||
-		    (!c->to_qp1 && delivered))
-			break;
-		sleep_ms(20);
-	} while (now_s() < t);
-	if (after - before == 0 && (c->to_qp1 || delivered))
+	if (rcvd - rcvd_before == 1 && after == before &&
+	    (c->to_qp1 || delivered))
 		kern = IBK_RX_ACCEPT;
-	else if (after - before == 1 && !delivered)
+	else if (rcvd == rcvd_before && after - before == 1 && !delivered)
 		kern = IBK_RX_DROP_QKEY;
 	else
 		kern = IBK_RX_DROP_MALFORMED;	/* neither: no verdict */
@@ -1347,14 +1372,15 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 			     after - before;
 	check(wire_explained && ibk_bth_pkey(hdr) == ibk_bth_pkey(want_bth) &&
 	      lib == kern && (uint32_t)(lib_after - lib_before) == after - before,
-	      "ud: %s: QP 0x%08x WR 0x%08x -> wire Q_Key 0x%08x P_Key 0x%04x (%s: 0x%08x); at QP%s %u (0x%08x): library %s, kernel %s (%s, qkey_viol_cntr %u -> %u, library's counter +%u)",
+	      "ud: %s: QP 0x%08x WR 0x%08x -> wire Q_Key 0x%08x P_Key 0x%04x (%s: 0x%08x); at QP%s %u (0x%08x): library %s, kernel %s (%s, rcvd_pkts +%u, qkey_viol_cntr %u -> %u, library's counter +%u)",
 	      c->what, c->send_qkey, c->wr_qkey, wire, ibk_bth_pkey(hdr),
 	      send_side, selected, c->to_qp1 ? "" : " number", qpn, c->recv_qkey,
 	      ibk_rx_verdict_name(lib),
 	      kern == IBK_RX_DROP_MALFORMED ? "no clear verdict" :
 	      ibk_rx_verdict_name(kern),
-	      c->to_qp1 ? "QP1: delivery shows in the counter only" :
-	      delivered ? "delivered" : "not delivered", before, after,
+	      c->to_qp1 ? "QP1: to the MAD layer" :
+	      delivered ? "delivered" : "not delivered",
+	      (unsigned)(rcvd - rcvd_before), before, after,
 	      (unsigned)(uint16_t)(lib_after - lib_before));
 }
 
