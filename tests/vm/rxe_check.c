@@ -21,8 +21,9 @@
  *	UD sends from SEND_DEV to a UD QP and to QP1 of RECV_DEV: the Q_Key
  *	the kernel put on the wire (captured on RECV_NETDEV) against
  *	ibk_qkey_select(), and the library's receive verdict on the captured
- *	header against what the kernel did: delivered or not, and the port's
- *	qkey_viol_cntr before and after. Needs root.
+ *	header against what the kernel did: passed its checks (rcvd_pkts)
+ *	or not, delivered or not, and the port's qkey_viol_cntr before and
+ *	after. One case sends as uid 65534. Needs root.
  *   rxe_check qkey DEV
  *	ibv_modify_qp() to free and controlled Q_Keys as root and as uid
  *	65534, with the kernel's privileged-qkey switch off and on, against
