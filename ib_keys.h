@@ -967,7 +967,8 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 }
 
 /* ------------------------------------------------------------------------
- * Wire layouts (IBA 7.7 LRH, 8.3 GRH, 9.2 BTH, 9.3 DETH), all big-endian
+ * Wire layouts (IBA 7.7 LRH, 8.3 GRH, 9.2 BTH, 9.3 DETH, RETH, AtomicETH,
+ * IETH, AETH), all big-endian
  *
  * Getters take a pointer to the start of their header, setters likewise;
  * any alignment. A setter changes only its own field's bits and ignores
@@ -1001,6 +1002,47 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 
 /* The BTH TVer every receiver accepts (IBA 9.2; rxe hdr_check()). */
 #define IBK_BTH_TVER			0
+
+/*
+ * BTH OpCode bits 4-0: the operation (IBA 9.2 table 38, libibverbs
+ * <infiniband/opcode.h>). An opcode is a transport ORed with one of these;
+ * RC has every one, UC the SENDs and RDMA WRITEs, RD all but the
+ * invalidates, FLUSH and ATOMIC WRITE, UD SEND ONLY with or without
+ * immediate. FLUSH and ATOMIC WRITE are RC only (IBA 1.5, rxe_opcode.c).
+ */
+#define IBK_OPCODE_OP_MASK		0x1f
+#define IBK_OP_SEND_FIRST		0x00
+#define IBK_OP_SEND_MIDDLE		0x01
+#define IBK_OP_SEND_LAST		0x02
+#define IBK_OP_SEND_LAST_IMM		0x03
+#define IBK_OP_SEND_ONLY		0x04
+#define IBK_OP_SEND_ONLY_IMM		0x05
+#define IBK_OP_RDMA_WRITE_FIRST		0x06
+#define IBK_OP_RDMA_WRITE_MIDDLE	0x07
+#define IBK_OP_RDMA_WRITE_LAST		0x08
+#define IBK_OP_RDMA_WRITE_LAST_IMM	0x09
+#define IBK_OP_RDMA_WRITE_ONLY		0x0a
+#define IBK_OP_RDMA_WRITE_ONLY_IMM	0x0b
+#define IBK_OP_RDMA_READ_REQUEST	0x0c
+#define IBK_OP_RDMA_READ_RESPONSE_FIRST	0x0d
+#define IBK_OP_RDMA_READ_RESPONSE_MIDDLE 0x0e
+#define IBK_OP_RDMA_READ_RESPONSE_LAST	0x0f
+#define IBK_OP_RDMA_READ_RESPONSE_ONLY	0x10
+#define IBK_OP_ACKNOWLEDGE		0x11
+#define IBK_OP_ATOMIC_ACKNOWLEDGE	0x12
+#define IBK_OP_COMPARE_SWAP		0x13
+#define IBK_OP_FETCH_ADD		0x14
+#define IBK_OP_SEND_LAST_INV		0x16
+#define IBK_OP_SEND_ONLY_INV		0x17
+#define IBK_OP_FLUSH			0x1c
+#define IBK_OP_ATOMIC_WRITE		0x1d
+
+/* Extension headers after the BTH (IBA 9.3; rxe_hdr.h). */
+#define IBK_RETH_LEN		16	/* VA @0, R_Key @8, DMA length @12 */
+#define IBK_ATOMICETH_LEN	28	/* VA @0, R_Key @8, swap/add @12, compare @20 */
+#define IBK_IETH_LEN		4	/* R_Key to invalidate */
+#define IBK_AETH_LEN		4	/* syndrome @0, MSN @1-3 */
+#define IBK_IMMDT_LEN		4	/* immediate data */
 
 /*
  * LRH, 8 bytes: byte 0 VL(4) LVer(4); byte 1 SL(4) reserved(2) LNH(2);
@@ -1355,6 +1397,222 @@ static inline uint32_t ibk_deth_src_qp(const void *deth)
 static inline void ibk_deth_set_src_qp(void *deth, uint32_t qpn)
 {
 	ibk__store_be24((uint8_t *)deth + 5, qpn);
+}
+
+/*
+ * Which opcodes carry which extension header (IBA 9.2 table 38, as
+ * Linux rxe_opcode.c and Wireshark's dissector list them): one bit per
+ * operation, one mask per transport, RC, UC, RD and UD in that order; CNP
+ * and the vendor ranges carry none. A RETH or AtomicETH follows the BTH
+ * directly in RC and UC packets; in RD packets it follows the RDETH and
+ * DETH, and in FLUSH the 4-byte FETH.
+ */
+#define IBK__OPBIT(op)	(1u << (op))
+#define IBK__OPS_RETH_RC (IBK__OPBIT(IBK_OP_RDMA_WRITE_FIRST) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_REQUEST))
+#define IBK__OPS_ATOMICETH (IBK__OPBIT(IBK_OP_COMPARE_SWAP) | \
+	IBK__OPBIT(IBK_OP_FETCH_ADD))
+#define IBK__OPS_AETH (IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_FIRST) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_LAST) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_ONLY) | \
+	IBK__OPBIT(IBK_OP_ACKNOWLEDGE) | \
+	IBK__OPBIT(IBK_OP_ATOMIC_ACKNOWLEDGE))
+#define IBK__OPS_IMMDT (IBK__OPBIT(IBK_OP_SEND_LAST_IMM) | \
+	IBK__OPBIT(IBK_OP_SEND_ONLY_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_LAST_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY_IMM))
+
+/* True if bit (opcode & 31) of ops[transport] is set, for RC, UC, RD, UD. */
+static inline bool ibk__opcode_in(uint8_t opcode, const uint32_t ops[4])
+{
+	unsigned transport = (unsigned)opcode >> 5;
+
+	return transport < 4 &&
+	       ((ops[transport & 3] >> (opcode & IBK_OPCODE_OP_MASK)) & 1u);
+}
+
+/* True if @opcode carries a RETH: RDMA WRITE FIRST and ONLY (with or
+ * without immediate) of RC, UC and RD, RDMA READ request of RC and RD,
+ * and RC FLUSH (after its FETH) and ATOMIC WRITE. */
+static inline bool ibk_opcode_has_reth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_RETH_RC | IBK__OPBIT(IBK_OP_FLUSH) |
+		IBK__OPBIT(IBK_OP_ATOMIC_WRITE),
+		IBK__OPS_RETH_RC & ~IBK__OPBIT(IBK_OP_RDMA_READ_REQUEST),
+		IBK__OPS_RETH_RC, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an AtomicETH: COMPARE SWAP and FETCH ADD of RC
+ * and RD. */
+static inline bool ibk_opcode_has_atomiceth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_ATOMICETH, 0, IBK__OPS_ATOMICETH, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an IETH: RC SEND LAST and SEND ONLY with
+ * invalidate. */
+static inline bool ibk_opcode_has_ieth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPBIT(IBK_OP_SEND_LAST_INV) |
+		IBK__OPBIT(IBK_OP_SEND_ONLY_INV), 0, 0, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an AETH: RC and RD acknowledgements and the
+ * first, last and only RDMA READ responses (the middle one has none). */
+static inline bool ibk_opcode_has_aeth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_AETH, 0, IBK__OPS_AETH, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries immediate data: the SEND and RDMA WRITE LAST
+ * and ONLY "with immediate" of RC, UC and RD, and UD SEND ONLY with
+ * immediate. */
+static inline bool ibk_opcode_has_immdt(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_IMMDT, IBK__OPS_IMMDT, IBK__OPS_IMMDT,
+		IBK__OPBIT(IBK_OP_SEND_ONLY_IMM),
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* RETH, 16 bytes: virtual address @0-7; R_Key @8-11; DMA length @12-15. */
+
+/* The remote virtual address an RDMA READ or WRITE starts at. */
+static inline uint64_t ibk_reth_va(const void *reth)
+{
+	return ibk__load_be64((const uint8_t *)reth);
+}
+
+static inline void ibk_reth_set_va(void *reth, uint64_t va)
+{
+	ibk__store_be64((uint8_t *)reth, va);
+}
+
+/* The R_Key naming the remote memory region or window. */
+static inline uint32_t ibk_reth_rkey(const void *reth)
+{
+	return ibk__load_be32((const uint8_t *)reth + 8);
+}
+
+static inline void ibk_reth_set_rkey(void *reth, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)reth + 8, rkey);
+}
+
+/* The length in bytes of the whole RDMA READ or WRITE. */
+static inline uint32_t ibk_reth_dma_len(const void *reth)
+{
+	return ibk__load_be32((const uint8_t *)reth + 12);
+}
+
+static inline void ibk_reth_set_dma_len(void *reth, uint32_t len)
+{
+	ibk__store_be32((uint8_t *)reth + 12, len);
+}
+
+/*
+ * AtomicETH, 28 bytes: virtual address @0-7; R_Key @8-11; swap (or add)
+ * data @12-19; compare data @20-27. VA and R_Key sit where the RETH has
+ * them.
+ */
+
+/* The remote virtual address of the 8-byte atomic operand. */
+static inline uint64_t ibk_atomiceth_va(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm);
+}
+
+static inline void ibk_atomiceth_set_va(void *atm, uint64_t va)
+{
+	ibk__store_be64((uint8_t *)atm, va);
+}
+
+/* The R_Key naming the remote memory region or window. */
+static inline uint32_t ibk_atomiceth_rkey(const void *atm)
+{
+	return ibk__load_be32((const uint8_t *)atm + 8);
+}
+
+static inline void ibk_atomiceth_set_rkey(void *atm, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)atm + 8, rkey);
+}
+
+/* COMPARE SWAP's swap value, FETCH ADD's addend. */
+static inline uint64_t ibk_atomiceth_swap_add(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm + 12);
+}
+
+static inline void ibk_atomiceth_set_swap_add(void *atm, uint64_t v)
+{
+	ibk__store_be64((uint8_t *)atm + 12, v);
+}
+
+/* COMPARE SWAP's compare value. */
+static inline uint64_t ibk_atomiceth_compare(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm + 20);
+}
+
+static inline void ibk_atomiceth_set_compare(void *atm, uint64_t v)
+{
+	ibk__store_be64((uint8_t *)atm + 20, v);
+}
+
+/* IETH, 4 bytes: the R_Key a SEND with invalidate invalidates. */
+static inline uint32_t ibk_ieth_rkey(const void *ieth)
+{
+	return ibk__load_be32((const uint8_t *)ieth);
+}
+
+static inline void ibk_ieth_set_rkey(void *ieth, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)ieth, rkey);
+}
+
+/* AETH, 4 bytes: syndrome @0 (see "Memory keys" for its codes); MSN @1-3. */
+
+/* The syndrome: ACK, RNR NAK or NAK and its code. */
+static inline uint8_t ibk_aeth_syndrome(const void *aeth)
+{
+	return ((const uint8_t *)aeth)[0];
+}
+
+static inline void ibk_aeth_set_syndrome(void *aeth, uint8_t syndrome)
+{
+	((uint8_t *)aeth)[0] = syndrome;
+}
+
+/* Message sequence number (24 bits): the responder's count of messages. */
+static inline uint32_t ibk_aeth_msn(const void *aeth)
+{
+	return ibk__load_be24((const uint8_t *)aeth + 1);
+}
+
+static inline void ibk_aeth_set_msn(void *aeth, uint32_t msn)
+{
+	ibk__store_be24((uint8_t *)aeth + 1, msn);
 }
 
 /* ------------------------------------------------------------------------
