@@ -42,7 +42,7 @@ static void pkey_tables_init(struct pkey_tables *p, uint32_t len)
 
 static void pkey_tables_fill(struct pkey_tables *p, const ibk_pkey_t *keys)
 {
-	if (ibk_pkey_table_refill(&p->t, keys, p->len)) {
+	if (ibk_pkey_table_refill(&p->t, keys, p->len, ibk_pkey_table_refill_ticket(&p->t))) {
 		fprintf(stderr, "bench: P_Key refill failed\n");
 		exit(2);
 	}
@@ -239,7 +239,7 @@ static void gid_find_tables(struct gid_find *g, struct bench_rng *r)
 	}
 	if (ibk_gid_table_init(&g->t, g->cells, g->len, g->slots,
 			       IBK_HASH_SLOTS(g->len)) ||
-	    ibk_gid_table_refill(&g->t, e, g->len) ||
+	    ibk_gid_table_refill(&g->t, e, g->len, ibk_gid_table_refill_ticket(&g->t)) ||
 	    ibk_gid_table_set_state(&g->t, IBK_PORT_ACTIVE)) {
 		fprintf(stderr, "bench: cannot set up a GID table of %u\n",
 			g->len);
@@ -768,7 +768,7 @@ static void *port_rx_setup(const struct bench_case *c)
 	if (ibk_port_init(&k->port, k->pkey_cells, CACHED_LEN, k->pkey_slots,
 			  IBK_HASH_SLOTS(CACHED_LEN), k->gid_cells, PORT_GIDS,
 			  k->gid_slots, IBK_HASH_SLOTS(PORT_GIDS)) ||
-	    ibk_pkey_table_refill(&k->port.pkeys, keys, CACHED_LEN) ||
+	    ibk_pkey_table_refill(&k->port.pkeys, keys, CACHED_LEN, ibk_pkey_table_refill_ticket(&k->port.pkeys)) ||
 	    ibk_port_set_state(&k->port, IBK_PORT_ACTIVE)) {
 		fprintf(stderr, "bench: cannot set up a port\n");
 		exit(2);

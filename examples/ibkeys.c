@@ -369,7 +369,16 @@ static int cmd_mgid(int argc, char **argv)
 				       "one scope (0-15, link, site, org, global) and one of ipv4, ipv6");
 		}
 	}
-	mgid = ibk_gid_ipoib_mgid(pkey, scope, ipv6);
+	if (ipv6) {
+		/* the group ff0S::ffff:ffff, so the text stays what it was */
+		struct ibk_gid group = ibk_gid_make(0, 0xffffffffu);
+
+		group.raw[0] = 0xff;
+		group.raw[1] = (uint8_t)(scope & 0x0f);
+		ibk_gid_ipoib_mgid_ipv6(pkey, scope, &group, &mgid);
+	} else {
+		ibk_gid_ipoib_broadcast(pkey, scope, &mgid);
+	}
 	describe_gid(&mgid);
 	return 0;
 }

@@ -205,7 +205,7 @@ static void sm_refill_pkeys(struct sm *sm)
 	pkeys[0] = IBK_PKEY_DEFAULT;
 	for (i = 1; i < n; i++)
 		pkeys[i] = sm_random_pkey(&sm->rng);
-	sm_expect_ok(sm, ibk_pkey_table_refill(&sm->f->port.pkeys, pkeys, n),
+	sm_expect_ok(sm, ibk_pkey_table_refill(&sm->f->port.pkeys, pkeys, n, ibk_pkey_table_refill_ticket(&sm->f->port.pkeys)),
 		     "P_Key refill");
 	sm->stats.pkey_refills++;
 }
@@ -232,7 +232,7 @@ static void sm_refill_gids(struct sm *sm)
 		gids[i].gid = sm_random_gid(&sm->rng);
 		gids[i].type = IBK_GID_TYPE_IB;
 	}
-	sm_expect_ok(sm, ibk_gid_table_refill(&sm->f->port.gids, gids, n),
+	sm_expect_ok(sm, ibk_gid_table_refill(&sm->f->port.gids, gids, n, ibk_gid_table_refill_ticket(&sm->f->port.gids)),
 		     "GID refill");
 	sm->stats.gid_refills++;
 }

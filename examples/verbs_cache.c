@@ -210,7 +210,7 @@ static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
 		}
 		p->pkeys[i] = ntohs(wire);
 	}
-	rc = ibk_pkey_table_refill(&p->port.pkeys, p->pkeys, p->pkey_len);
+	rc = ibk_pkey_table_refill(&p->port.pkeys, p->pkeys, p->pkey_len, ibk_pkey_table_refill_ticket(&p->port.pkeys));
 	if (rc != IBK_OK) {
 		report_ibk(d, p->num, "ibk_pkey_table_refill", rc);
 		return -1;
@@ -249,7 +249,7 @@ static int refill_gids(const struct device_cache *d, struct port_cache *p)
 		}
 		memcpy(p->gids[i].gid.raw, e.gid.raw, sizeof(e.gid.raw));
 	}
-	rc = ibk_gid_table_refill(&p->port.gids, p->gids, p->gid_len);
+	rc = ibk_gid_table_refill(&p->port.gids, p->gids, p->gid_len, ibk_gid_table_refill_ticket(&p->port.gids));
 	if (rc != IBK_OK) {
 		report_ibk(d, p->num, "ibk_gid_table_refill", rc);
 		return -1;

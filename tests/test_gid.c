@@ -194,10 +194,18 @@ static void test_mgid(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ibk_gid g = ibk_gid_ipoib_mgid(cases[i].pkey,
-						      cases[i].scope,
-						      cases[i].ipv6);
+		struct ibk_gid g = ibk_gid_make(0, 0xffffffffu);
+		struct ibk_gid group = g;	/* ff0S::ffff:ffff */
 		struct ibk_gid o = glibc_gid(cases[i].text);
+
+		group.raw[0] = 0xff;
+		group.raw[1] = (uint8_t)(cases[i].scope & 0x0f);
+		if (cases[i].ipv6)
+			ibk_gid_ipoib_mgid_ipv6(cases[i].pkey, cases[i].scope,
+						&group, &g);
+		else
+			ibk_gid_ipoib_broadcast(cases[i].pkey, cases[i].scope,
+						&g);
 
 		tap_ok(same(&g, &o) && ibk_gid_is_multicast(&g),
 		       "IPoIB MGID P_Key 0x%04x scope %u %s == %s",

@@ -298,7 +298,7 @@ static void test_pkey_find_model(uint32_t cap, unsigned tables,
 		n = test_rng_below(cap + 1);
 		for (i = 0; i < cap; i++)
 			model_pk[i] = i < n ? rnd_pkey_entry(nbases) : 0;
-		check(&c, ibk_pkey_table_refill(&port.pkeys, model_pk, n) ==
+		check(&c, ibk_pkey_table_refill(&port.pkeys, model_pk, n, ibk_pkey_table_refill_ticket(&port.pkeys)) ==
 			  IBK_OK, "refill cap %u n %u failed", cap, n);
 		if (cap <= 128)
 			check_pkey_all(&c, cap);
@@ -337,7 +337,7 @@ static void test_pkey_find_exhaustive(void)
 	base_pool_fill(20000);
 	for (i = 0; i < MAX_CAP; i++)
 		model_pk[i] = rnd_pkey_entry(20000);
-	ibk_pkey_table_refill(&port.pkeys, model_pk, MAX_CAP);
+	ibk_pkey_table_refill(&port.pkeys, model_pk, MAX_CAP, ibk_pkey_table_refill_ticket(&port.pkeys));
 	for (k = 0; k < 0x10000; k++) {
 		first_exact[k] = -1;
 		if (k < 0x8000)
@@ -398,7 +398,7 @@ static void test_pkey_basics(void)
 	tap_ok(ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOTREADY,
 	       "a new table is DOWN: reads return IBK_ENOTREADY");
-	tap_ok(ibk_pkey_table_refill(t, keys, 7) == IBK_OK,
+	tap_ok(ibk_pkey_table_refill(t, keys, 7, ibk_pkey_table_refill_ticket(t)) == IBK_OK,
 	       "refill 7 keys into capacity 8");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_INIT) == IBK_OK &&
 	       ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY,
@@ -442,13 +442,13 @@ static void test_pkey_basics(void)
 	       ibk_pkey_table_ref_get(t, 0, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_ref_find(t, 1, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_snapshot(t, NULL, 8, NULL) == IBK_EINVAL &&
-	       ibk_pkey_table_refill(NULL, keys, 1) == IBK_EINVAL &&
-	       ibk_pkey_table_refill(t, NULL, 1) == IBK_EINVAL &&
+	       ibk_pkey_table_refill(NULL, keys, 1, 0) == IBK_EINVAL &&
+	       ibk_pkey_table_refill(t, NULL, 1, ibk_pkey_table_refill_ticket(t)) == IBK_EINVAL &&
 	       ibk_pkey_table_set(NULL, 0, 1) == IBK_EINVAL &&
 	       ibk_pkey_table_set_state(NULL, IBK_PORT_ACTIVE) == IBK_EINVAL &&
 	       ibk_pkey_table_invalidate(NULL) == IBK_EINVAL,
 	       "NULL arguments: IBK_EINVAL");
-	tap_ok(ibk_pkey_table_refill(t, keys, 9) == IBK_ENOSPC,
+	tap_ok(ibk_pkey_table_refill(t, keys, 9, ibk_pkey_table_refill_ticket(t)) == IBK_ENOSPC,
 	       "refill of more entries than the capacity: IBK_ENOSPC");
 	tap_ok(ibk_pkey_table_get(t, 1, &v) == IBK_OK && v == 0x8001,
 	       "a refused refill leaves the table alone");
@@ -462,7 +462,7 @@ static void test_pkey_basics(void)
 	tap_ok(rc == 8 && memcmp(snap, keys, sizeof(keys)) == 0 &&
 	       snap[7] == 0 && gen % 2 == 0,
 	       "snapshot copies the refill plus an empty tail, even generation");
-	tap_ok(ibk_pkey_table_refill(t, NULL, 0) == IBK_OK &&
+	tap_ok(ibk_pkey_table_refill(t, NULL, 0, ibk_pkey_table_refill_ticket(t)) == IBK_OK &&
 	       ibk_pkey_table_snapshot(t, snap, 8, NULL) == 8 &&
 	       snap[0] == 0 && snap[7] == 0 &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOENT,
@@ -496,7 +496,7 @@ static void test_pkey_refs(void)
 	uint32_t gen = 0;
 
 	port_setup(4, 4, 1);
-	ibk_pkey_table_refill(t, keys, 3);
+	ibk_pkey_table_refill(t, keys, 3, ibk_pkey_table_refill_ticket(t));
 	tap_ok(ibk_pkey_table_ref_get(t, 1, &r) == IBK_OK && r.index == 1 &&
 	       r.pkey == 0x8001 && ibk_pkey_table_ref_fresh(t, &r),
 	       "ref_get: {1, 0x8001}, fresh");
@@ -517,7 +517,7 @@ static void test_pkey_refs(void)
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r),
 	       "stale after a set that rewrites the same value");
 	ibk_pkey_table_ref_get(t, 1, &r);
-	ibk_pkey_table_refill(t, keys, 3);
+	ibk_pkey_table_refill(t, keys, 3, ibk_pkey_table_refill_ticket(t));
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r), "stale after a refill");
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE);
@@ -525,7 +525,7 @@ static void test_pkey_refs(void)
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_pkey_table_invalidate(t);
 	tap_ok(!ibk_pkey_table_ref_fresh(t, &r), "stale after invalidate");
-	ibk_pkey_table_refill(t, keys, 3);
+	ibk_pkey_table_refill(t, keys, 3, ibk_pkey_table_refill_ticket(t));
 	ibk_pkey_table_ref_get(t, 1, &r);
 	ibk_gid_table_set_state(&port.gids, IBK_PORT_ARMED);
 	ibk_port_event(&port, IBK_EVENT_GID_CHANGE);
@@ -646,7 +646,7 @@ static void test_gid_find_model(uint32_t cap, unsigned tables, unsigned sets,
 				model_gid[i].type = IBK_GID_TYPE_IB;
 			}
 		}
-		check(&c, ibk_gid_table_refill(&port.gids, model_gid, n) ==
+		check(&c, ibk_gid_table_refill(&port.gids, model_gid, n, ibk_gid_table_refill_ticket(&port.gids)) ==
 			  IBK_OK, "gid refill failed");
 		for (q = 0; q < pool && q < queries; q++)
 			check_gid_key(&c, cap, &gid_pool[q]);
@@ -695,7 +695,7 @@ static void test_gid_basics(void)
 	e[1].gid = a; e[1].type = IBK_GID_TYPE_ROCE_V2;
 	e[2].gid = b; e[2].type = IBK_GID_TYPE_ROCE_V2;
 	e[3].gid = zero; e[3].type = (enum ibk_gid_type)7;
-	tap_ok(ibk_gid_table_refill(t, e, 4) == IBK_OK,
+	tap_ok(ibk_gid_table_refill(t, e, 4, ibk_gid_table_refill_ticket(t)) == IBK_OK,
 	       "gid refill: a zero GID's type is ignored");
 	tap_ok(ibk_gid_table_get(t, 1, &out) == IBK_OK && gid_eq(&out.gid, &a) &&
 	       out.type == IBK_GID_TYPE_ROCE_V2, "gid get returns GID and type");
@@ -714,13 +714,13 @@ static void test_gid_basics(void)
 	       ibk_gid_table_find(t, NULL, IBK_GID_TYPE_ANY, NULL) == IBK_EINVAL,
 	       "gid find: zero GID, bad type, NULL: IBK_EINVAL");
 	e[0].type = (enum ibk_gid_type)3;
-	tap_ok(ibk_gid_table_refill(t, e, 4) == IBK_EINVAL &&
+	tap_ok(ibk_gid_table_refill(t, e, 4, ibk_gid_table_refill_ticket(t)) == IBK_EINVAL &&
 	       ibk_gid_table_find(t, &a, IBK_GID_TYPE_ANY, NULL) == 0,
 	       "gid refill with a bad type: IBK_EINVAL, table unchanged");
 	tap_ok(ibk_gid_table_set(t, 0, &a, (enum ibk_gid_type)3) == IBK_EINVAL &&
 	       ibk_gid_table_set(t, 4, &a, IBK_GID_TYPE_IB) == IBK_ERANGE &&
 	       ibk_gid_table_set(t, 0, NULL, IBK_GID_TYPE_IB) == IBK_EINVAL &&
-	       ibk_gid_table_refill(t, e, 5) == IBK_ENOSPC,
+	       ibk_gid_table_refill(t, e, 5, ibk_gid_table_refill_ticket(t)) == IBK_ENOSPC,
 	       "gid set: bad type IBK_EINVAL, index IBK_ERANGE; "
 	       "refill IBK_ENOSPC");
 	tap_ok(ibk_gid_table_set(t, 0, &zero, (enum ibk_gid_type)9) == IBK_OK &&
@@ -796,8 +796,8 @@ static void test_events(void)
 		int pk, gd, pk_after, gd_after;
 
 		port_setup(2, 2, 1);
-		ibk_pkey_table_refill(&port.pkeys, keys, 2);
-		ibk_gid_table_refill(&port.gids, &ge, 1);
+		ibk_pkey_table_refill(&port.pkeys, keys, 2, ibk_pkey_table_refill_ticket(&port.pkeys));
+		ibk_gid_table_refill(&port.gids, &ge, 1, ibk_gid_table_refill_ticket(&port.gids));
 		ibk_pkey_table_ref_get(&port.pkeys, 0, &pr);
 		ibk_gid_table_ref_get(&port.gids, 0, &gr);
 		tap_ok(ibk_port_event(&port, c->event) == IBK_OK,
@@ -814,8 +814,8 @@ static void test_events(void)
 		       (c->gid_read == IBK_OK),
 		       "%s: references stale exactly in the affected tables",
 		       c->name);
-		ibk_pkey_table_refill(&port.pkeys, keys, 2);
-		ibk_gid_table_refill(&port.gids, &ge, 1);
+		ibk_pkey_table_refill(&port.pkeys, keys, 2, ibk_pkey_table_refill_ticket(&port.pkeys));
+		ibk_gid_table_refill(&port.gids, &ge, 1, ibk_gid_table_refill_ticket(&port.gids));
 		pk_after = ibk_pkey_table_get(&port.pkeys, 0, &v);
 		gd_after = ibk_gid_table_find(&port.gids, &ge.gid,
 					      IBK_GID_TYPE_ANY, NULL);
@@ -860,7 +860,7 @@ static void test_wrap(void)
 	port_setup(1, 1, 1);
 	ibk_latch_init(&t->hdr.latch, 0xfffffff8u);
 	ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE);	/* 0xfffffffa */
-	ibk_pkey_table_refill(t, keys, 1);		/* 0xfffffffc */
+	ibk_pkey_table_refill(t, keys, 1, ibk_pkey_table_refill_ticket(t));		/* 0xfffffffc */
 	for (i = 0; i < 6; i++) {
 		ibk_pkey_table_ref_get(t, 0, &r[i]);
 		check(&c, ibk_pkey_table_ref_fresh(t, &r[i]),
@@ -969,7 +969,7 @@ static void test_rx_gsi_exhaustive(void)
 	for (i = 0; i < cap; i++)
 		model_pk[i] = rnd_pkey_entry(48);
 	model_pk[0] = 0xffff;
-	ibk_pkey_table_refill(&port.pkeys, model_pk, cap);
+	ibk_pkey_table_refill(&port.pkeys, model_pk, cap, ibk_pkey_table_refill_ticket(&port.pkeys));
 	for (pkt = 0; pkt < 0x10000; pkt++) {
 		for (q = 0; q < 2; q++) {
 			uint32_t qkey = q ? 0x80010001u : IBK_QKEY_GSI;
@@ -977,7 +977,7 @@ static void test_rx_gsi_exhaustive(void)
 			enum ibk_rx_verdict got;
 
 			make_hdr(hdr, pkt, qkey);
-			got = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN);
+			got = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN, NULL);
 			check(&c, got == want, "QP1 pkt 0x%04x qkey 0x%08x: %s, "
 			      "want %s", pkt, qkey, ibk_rx_verdict_name(got),
 			      ibk_rx_verdict_name(want));
@@ -1014,7 +1014,7 @@ static void test_rx_qp(void)
 
 	port_setup(cap, 1, 1);
 	memcpy(model_pk, keys, sizeof(keys));
-	ibk_pkey_table_refill(&port.pkeys, keys, cap);
+	ibk_pkey_table_refill(&port.pkeys, keys, cap, ibk_pkey_table_refill_ticket(&port.pkeys));
 	memset(&qp, 0, sizeof(qp));
 	qp.qkey = 0x11111111u;
 	qp.pkey = 0xffff;	/* must not be used: the table decides */
@@ -1067,7 +1067,7 @@ static void test_rx_qp(void)
 	make_hdr(hdr, 0x8001, qp.qkey);
 	tap_ok(ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
 	       IBK_RX_DROP_PORT &&
-	       ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN) ==
+	       ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN, NULL) ==
 	       IBK_RX_DROP_PORT,
 	       "awaiting refill: UD and QP1 get DROP_PORT");
 	ibk_port_set_state(&port, IBK_PORT_DOWN);
@@ -1098,7 +1098,7 @@ static void test_rx_burst(void)
 	base_pool_fill(6);
 	for (i = 0; i < cap; i++)
 		model_pk[i] = rnd_pkey_entry(6);
-	ibk_pkey_table_refill(&port.pkeys, model_pk, cap);
+	ibk_pkey_table_refill(&port.pkeys, model_pk, cap, ibk_pkey_table_refill_ticket(&port.pkeys));
 	for (i = 0; i < 64; i++)
 		ptrs[i] = hdrs[i];
 	memset(&qp, 0, sizeof(qp));

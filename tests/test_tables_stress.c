@@ -242,7 +242,7 @@ static void pk_publish(uint32_t g)
 	if (g % REFILL_EVERY == 0) {
 		for (i = 0; i < PK_CAP; i++)
 			keys[i] = pk_value(g, i);
-		ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP);
+		ibk_pkey_table_refill(&port.pkeys, keys, PK_CAP, ibk_pkey_table_refill_ticket(&port.pkeys));
 	} else {
 		i = pk_set_index(g);
 		ibk_pkey_table_set(&port.pkeys, i, pk_value(g, i));
@@ -257,7 +257,7 @@ static void gid_publish(uint32_t g)
 	if (g % REFILL_EVERY == 0) {
 		for (i = 0; i < GID_CAP; i++)
 			e[i] = gid_value(g, i);
-		ibk_gid_table_refill(&port.gids, e, GID_CAP);
+		ibk_gid_table_refill(&port.gids, e, GID_CAP, ibk_gid_table_refill_ticket(&port.gids));
 	} else {
 		i = gid_set_index(g);
 		e[0] = gid_value(g, i);
@@ -422,7 +422,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 		memset(hdr[0], 0, sizeof(hdr[0]));
 		ibk_bth_set_pkey(hdr[0], (ibk_pkey_t)key);
 		ibk_deth_set_qkey(hdr[0] + IBK_BTH_LEN, qkey);
-		rc = ibk_port_rx_gsi(&port, hdr[0], hdr[0] + IBK_BTH_LEN);
+		rc = ibk_port_rx_gsi(&port, hdr[0], hdr[0] + IBK_BTH_LEN, NULL);
 		break;
 	case 4:		/* UD burst: one table for all packets */
 		memset(&qp, 0, sizeof(qp));
