@@ -2391,6 +2391,7 @@ enum ibk_memop_verdict {
 	IBK_MEMOP_ERR_MR_BIND,		/* bind: MR lacks MW_BIND */
 	IBK_MEMOP_ERR_MR_LOCAL_WRITE,	/* bind: MR lacks local write */
 	IBK_MEMOP_ERR_RANGE,		/* bind: window outside the MR */
+	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
 };
 
 /* Constant name of a management verdict; "unknown" outside the enum. */
@@ -2413,8 +2414,26 @@ static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
 	case IBK_MEMOP_ERR_MR_BIND:		return "err-mr-bind";
 	case IBK_MEMOP_ERR_MR_LOCAL_WRITE:	return "err-mr-local-write";
 	case IBK_MEMOP_ERR_RANGE:		return "err-range";
+	case IBK_MEMOP_ERR_IN_USE:		return "err-in-use";
 	default:				return "unknown";
 	}
+}
+
+/* *@dst = *@src field by field: a struct copy may become a memcpy() call,
+ * which a freestanding build does not have. */
+static inline void ibk__mem_attr_copy(struct ibk_mem_attr *dst,
+				      const struct ibk_mem_attr *src)
+{
+	dst->addr = src->addr;
+	dst->length = src->length;
+	dst->rkey = src->rkey;
+	dst->pd = src->pd;
+	dst->access = src->access;
+	dst->qpn = src->qpn;
+	dst->mr_index = src->mr_index;
+	dst->windows = src->windows;
+	dst->kind = src->kind;
+	dst->state = src->state;
 }
 
 static inline bool ibk__mem_is_window(const struct ibk_mem_attr *o)
