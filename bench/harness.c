@@ -111,14 +111,17 @@ void bench_measure(const struct bench_case *c, void *ctx,
 
 size_t bench_case_count(void)
 {
-	return bench_keys_ncases + bench_tables_ncases;
+	return bench_keys_ncases + bench_tables_ncases + bench_mem_ncases;
 }
 
 const struct bench_case *bench_case_at(size_t i)
 {
 	if (i < bench_keys_ncases)
 		return &bench_keys_cases[i];
-	return &bench_tables_cases[i - bench_keys_ncases];
+	i -= bench_keys_ncases;
+	if (i < bench_tables_ncases)
+		return &bench_tables_cases[i];
+	return &bench_mem_cases[i - bench_tables_ncases];
 }
 
 const struct bench_case *bench_case_lookup(const char *name)
