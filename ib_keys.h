@@ -1939,11 +1939,24 @@ static inline bool ibk_access_allows(uint32_t granted, uint32_t requested)
 	return (requested & ~granted) == 0;
 }
 
-/* v, or @verdict where @cond is true: the branch-free "first failing
- * check wins" when applied from the last check to the first. */
-static inline unsigned ibk__pick(unsigned v, unsigned verdict, bool cond)
+/*
+ * The first failing check, branch-free: @failed has bit i set when check
+ * i (in the order they are made) fails; returns @first + i for the lowest
+ * such i, or @ok when none fails. The bit is isolated and its index
+ * looked up by multiplying with a de Bruijn sequence: no builtin, which
+ * some freestanding targets would turn into a libgcc call.
+ */
+static inline unsigned ibk__first_failure(uint32_t failed, unsigned ok,
+					  unsigned first)
 {
-	return v ^ ((v ^ verdict) & (0u - (unsigned)cond));
+	static const uint8_t index_of[32] = {
+		0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+		31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9,
+	};
+	uint32_t lowest = failed & (0u - failed);
+	unsigned i = index_of[(uint32_t)(lowest * 0x077cb531u) >> 27];
+
+	return failed ? first + i : ok;
 }
 
 /* Why an access range is, or is not, inside a region. */
@@ -1985,23 +1998,26 @@ ibk_mem_range_check(uint64_t iova, uint64_t length, uint64_t base,
 {
 	uint64_t end = iova + length;
 	uint64_t region_end = base + region_length;
-	unsigned v = IBK_RANGE_IN;
+	uint32_t failed = (uint32_t)(region_end < base) |
+			  (uint32_t)(end < iova) << 1 |
+			  (uint32_t)(iova < base) << 2 |
+			  (uint32_t)(end > region_end) << 3;
 
-	v = ibk__pick(v, IBK_RANGE_BEYOND, end > region_end);
-	v = ibk__pick(v, IBK_RANGE_BELOW, iova < base);
-	v = ibk__pick(v, IBK_RANGE_WRAPS, end < iova);
-	v = ibk__pick(v, IBK_RANGE_REGION_WRAPS, region_end < base);
-	return (enum ibk_range_verdict)v;
+	return (enum ibk_range_verdict)ibk__first_failure(
+		failed, IBK_RANGE_IN, IBK_RANGE_REGION_WRAPS);
 }
 
 /* True iff [@iova, @iova + @length) lies in [@base, @base +
  * @region_length) with neither sum wrapping: ibk_mem_range_check() says
- * IBK_RANGE_IN. */
+ * IBK_RANGE_IN. The same four comparisons, without the reason. */
 static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
 				    uint64_t base, uint64_t region_length)
 {
-	return ibk_mem_range_check(iova, length, base, region_length) ==
-	       IBK_RANGE_IN;
+	uint64_t end = iova + length;
+	uint64_t region_end = base + region_length;
+
+	return ((region_end < base) | (end < iova) | (iova < base) |
+		(end > region_end)) == 0;
 }
 
 /*
@@ -2135,6 +2151,8 @@ struct ibk_mem_request {
 	uint32_t length;	/* RETH DMA length; 8 for an atomic */
 	uint32_t access;	/* IBK_ACCESS_REMOTE_*; 0: no R_Key to check */
 	uint8_t opcode;
+	bool atomic;		/* ATOMIC or ATOMIC WRITE: 8-aligned, no
+				 * zero-length exemption */
 };
 
 /* The responder's verdict on a request, first failing check first. */
@@ -2218,11 +2236,39 @@ ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
 	return nak ? ibk_aeth_wc_status(nak) : IBK_WC_SUCCESS;
 }
 
-/* The operations whose access a request's opcode asks for, one mask per
- * transport as in ibk_opcode_has_reth(); FLUSH asks for none here. */
-#define IBK__OPS_WRITE_RETH (IBK__OPBIT(IBK_OP_RDMA_WRITE_FIRST) | \
-	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY) | \
-	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY_IMM))
+/*
+ * What a request's opcode asks of the object its R_Key names, by opcode
+ * for RC (0x00-0x1f) and UC (0x20-0x3f); nothing for any other. The low
+ * four bits are the access it needs (IBK_ACCESS_REMOTE_*); IBK__MEM_ATOMIC
+ * marks an 8-byte atomic, IBK__MEM_FLUSH the FLUSH this check refuses.
+ */
+#define IBK__MEM_W	IBK_ACCESS_REMOTE_WRITE
+#define IBK__MEM_R	IBK_ACCESS_REMOTE_READ
+#define IBK__MEM_A	(IBK_ACCESS_REMOTE_ATOMIC | IBK__MEM_ATOMIC)
+#define IBK__MEM_AW	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_ATOMIC)
+#define IBK__MEM_ATOMIC	0x10u
+#define IBK__MEM_FLUSH	0x20u
+
+static inline unsigned ibk__mem_op_class(uint8_t opcode)
+{
+	static const uint8_t cls[64] = {
+		/* RC: SENDs 0x00-0x05, WRITE FIRST 0x06, MIDDLE, LAST,
+		 * LAST_IMM, ONLY 0x0a, ONLY_IMM, READ 0x0c, responses and
+		 * ACKs 0x0d-0x12, COMPARE SWAP 0x13, FETCH ADD 0x14, ...,
+		 * FLUSH 0x1c, ATOMIC WRITE 0x1d */
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
+		0, 0, IBK__MEM_W, IBK__MEM_W, IBK__MEM_R, 0, 0, 0,
+		0, 0, 0, IBK__MEM_A, IBK__MEM_A, 0, 0, 0,
+		0, 0, 0, 0, IBK__MEM_FLUSH, IBK__MEM_AW, 0, 0,
+		/* UC: WRITE FIRST 0x26, ONLY 0x2a, ONLY_IMM 0x2b */
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
+		0, 0, IBK__MEM_W, IBK__MEM_W, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+	};
+
+	return opcode < 64 ? cls[opcode] : 0;
+}
 
 /*
  * The first steps of the responder check: IBK_MEM_DROP_HEADER unless
@@ -2236,91 +2282,83 @@ ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
  * opcode carries no R_Key to check (SENDs, WRITE MIDDLE and LAST, which
  * continue the first packet's checked range, and opcodes the transport
  * does not define, which the header check passes by transport as rxe's
- * does): IBK_MEM_NO_RKEY, with req->access 0. The RETH or AtomicETH is read at @bth + IBK_BTH_LEN only
- * when the opcode carries one. @req is filled in every case.
+ * does): IBK_MEM_NO_RKEY, with req->access 0. The RETH or AtomicETH is
+ * read at @bth + IBK_BTH_LEN only when the opcode carries one. @req is
+ * filled in every case.
+ *
+ * The opcode is classified by one table lookup; which of the two headers
+ * is read makes no branch, as both have the address at 0 and the R_Key
+ * at 8 (an AtomicETH's bytes 12-15, where a RETH has its length, are
+ * read and dropped).
  */
 static inline enum ibk_mem_verdict
 ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 		      struct ibk_mem_request *req)
 {
-	static const uint32_t writes[4] = {
-		IBK__OPS_WRITE_RETH | IBK__OPBIT(IBK_OP_ATOMIC_WRITE),
-		IBK__OPS_WRITE_RETH, 0, 0,
-	};
-	static const uint32_t reads[4] = {
-		IBK__OPBIT(IBK_OP_RDMA_READ_REQUEST), 0, 0, 0,
-	};
 	const uint8_t *ext = (const uint8_t *)bth + IBK_BTH_LEN;
 	uint8_t opcode = ibk_bth_opcode(bth);
+	unsigned cls = ibk__mem_op_class(opcode);
+	bool header_ok = ibk_rx_check_header(type, bth) == IBK_RX_ACCEPT;
+	uint32_t len, atomic;
 
 	req->opcode = opcode;
-	req->va = 0;
-	req->rkey = 0;
-	req->length = 0;
-	req->access = 0;
-	if (ibk_rx_check_header(type, bth) != IBK_RX_ACCEPT)
-		return IBK_MEM_DROP_HEADER;
-	if (ibk__opcode_in(opcode, writes) || ibk__opcode_in(opcode, reads)) {
-		req->access = ibk__opcode_in(opcode, reads) ?
-			      IBK_ACCESS_REMOTE_READ : IBK_ACCESS_REMOTE_WRITE;
-		req->va = ibk_reth_va(ext);
-		req->rkey = ibk_reth_rkey(ext);
-		req->length = ibk_reth_dma_len(ext);
-		return IBK_MEM_OK;
+	req->access = header_ok ? cls & IBK_ACCESS_REMOTE : 0;
+	req->atomic = (cls & IBK__MEM_ATOMIC) != 0;
+	if (req->access == 0) {
+		req->va = 0;
+		req->rkey = 0;
+		req->length = 0;
+		req->atomic = false;
+		if (!header_ok)
+			return IBK_MEM_DROP_HEADER;
+		return (cls & IBK__MEM_FLUSH) ? IBK_MEM_ERR_OPCODE :
+		       IBK_MEM_NO_RKEY;
 	}
-	if (ibk_opcode_has_atomiceth(opcode)) {
-		req->access = IBK_ACCESS_REMOTE_ATOMIC;
-		req->va = ibk_atomiceth_va(ext);
-		req->rkey = ibk_atomiceth_rkey(ext);
-		req->length = 8;
-		return IBK_MEM_OK;
-	}
-	return (opcode & IBK_OPCODE_OP_MASK) == IBK_OP_FLUSH &&
-	       (opcode & IBK_OPCODE_TRANSPORT_MASK) == IBK_TRANSPORT_RC ?
-	       IBK_MEM_ERR_OPCODE : IBK_MEM_NO_RKEY;
+	/* 8 for an ATOMIC (an AtomicETH's bytes 12-15 are swap data), else
+	 * the RETH's length: selected without a branch */
+	len = ibk__load_be32(ext + 12);
+	atomic = 0u - (uint32_t)((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0);
+	req->va = ibk__load_be64(ext);
+	req->rkey = ibk__load_be32(ext + 8);
+	req->length = (len & ~atomic) | (8u & atomic);
+	return IBK_MEM_OK;
 }
 
 /* The largest RETH DMA length a responder accepts (rxe check_length()). */
 #define IBK_MEM_DMA_LEN_MAX	0x80000000u
 
-/* True for an ATOMIC or ATOMIC WRITE: its address must be 8-aligned. */
-static inline bool ibk__mem_is_atomic(const struct ibk_mem_request *req)
-{
-	return req->access == IBK_ACCESS_REMOTE_ATOMIC ||
-	       req->opcode == (IBK_TRANSPORT_RC | IBK_OP_ATOMIC_WRITE);
-}
-
 /*
  * The checks on the object a request's R_Key names, for @r not NULL, in
  * rxe's order (lookup_mr(): key, PD, access, state; rxe_lookup_mw(): key,
  * PD, the type 2 window's QP, length 0, access, state; then
- * mr_check_range(); then the atomic alignment of atomic_reply()), each
- * computed and the first failing one kept, without a branch.
+ * mr_check_range(); then the atomic alignment of atomic_reply()): each
+ * computed into one bit, the first failing one found without a branch.
  */
 static inline enum ibk_mem_verdict
 ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 			const struct ibk_mem_request *req,
 			const struct ibk_mem_attr *r)
 {
-	bool window = r->kind == IBK_MEM_MW1 || r->kind == IBK_MEM_MW2;
-	uint64_t base = (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
-	unsigned v = IBK_MEM_OK;
+	/* zero-based: remote addresses are offsets from 0 */
+	uint64_t base = r->addr & (0u - (uint64_t)!(r->access &
+						     IBK_ACCESS_ZERO_BASED));
+	uint32_t window = (r->kind == IBK_MEM_MW1) | (r->kind == IBK_MEM_MW2);
+	uint32_t failed =
+		(uint32_t)((r->rkey != req->rkey) |
+			   (r->state == IBK_MEM_INVALID)) |
+		(uint32_t)(r->pd != qp->pd) << 1 |
+		(uint32_t)((r->kind == IBK_MEM_MW2) & (r->qpn != qp->qpn))
+			<< 2 |
+		(window & (uint32_t)(r->length == 0)) << 3 |
+		(uint32_t)!ibk_access_allows(r->access, req->access) << 4 |
+		(uint32_t)(r->state != IBK_MEM_VALID) << 5 |
+		(uint32_t)!ibk_mem_range_ok(req->va, req->length, base,
+					    r->length) << 6 |
+		(uint32_t)(req->atomic & ((req->va & 7u) != 0)) << 7;
 
-	v = ibk__pick(v, IBK_MEM_ERR_ALIGN,
-		      ibk__mem_is_atomic(req) && (req->va & 7u) != 0);
-	v = ibk__pick(v, IBK_MEM_ERR_RANGE,
-		      !ibk_mem_range_ok(req->va, req->length, base,
-					r->length));
-	v = ibk__pick(v, IBK_MEM_ERR_STATE, r->state != IBK_MEM_VALID);
-	v = ibk__pick(v, IBK_MEM_ERR_ACCESS,
-		      !ibk_access_allows(r->access, req->access));
-	v = ibk__pick(v, IBK_MEM_ERR_UNBOUND, window && r->length == 0);
-	v = ibk__pick(v, IBK_MEM_ERR_WINDOW_QP,
-		      r->kind == IBK_MEM_MW2 && r->qpn != qp->qpn);
-	v = ibk__pick(v, IBK_MEM_ERR_PD, r->pd != qp->pd);
-	v = ibk__pick(v, IBK_MEM_ERR_KEY, r->rkey != req->rkey ||
-		      r->state == IBK_MEM_INVALID);
-	return (enum ibk_mem_verdict)v;
+	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
+	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
+							IBK_MEM_ERR_KEY);
 }
 
 /*
@@ -2358,15 +2396,16 @@ ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 	      const struct ibk_mem_attr *r)
 {
 	/* an RDMA READ or WRITE; not an ATOMIC, nor an ATOMIC WRITE */
-	bool rw = !ibk__mem_is_atomic(req);
+	bool rw = !req->atomic;
 
 	if (req->access == 0)
 		return IBK_MEM_NO_RKEY;
 	if (!ibk_access_allows(qp->access, req->access))
 		return IBK_MEM_ERR_QP_ACCESS;
-	if (rw && req->length > IBK_MEM_DMA_LEN_MAX)
+	/* '&', not '&&': no branch on the kind of operation */
+	if (rw & (req->length > IBK_MEM_DMA_LEN_MAX))
 		return IBK_MEM_ERR_LENGTH;
-	if (rw && req->length == 0)
+	if (rw & (req->length == 0))
 		return IBK_MEM_OK;
 	if (!r)
 		return IBK_MEM_ERR_KEY;

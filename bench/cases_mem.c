@@ -346,8 +346,9 @@ const struct bench_case bench_mem_cases[] = {
 	},
 	{
 		.name = "rkey_check_all_ok", .base_name = "array_branchy",
-		.inputs = "rkey_check with every request granted "
-			  "(predictable branches)",
+		.inputs = "rkey_check with every request granted (the "
+			  "checks' outcomes predictable, the opcode still "
+			  "random)",
 		.param = 0, .ops_per_iter = 1,
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_lib, .base = rkey_base,
