@@ -2504,8 +2504,8 @@ static inline void ibk__mw_clear(struct ibk_mem_attr *mw)
  * ibk_access_reg_ok(). Else sets the state it starts in and returns
  * IBK_MEMOP_OK: a region VALID, a fast-register region FREE until its
  * first REG_MR (rxe_mr_init_fast()), a type 1 window VALID and unbound,
- * a type 2 window FREE (rxe_alloc_mw()); no window bound to a region, a
- * window's range, access and QP cleared.
+ * a type 2 window FREE (rxe_alloc_mw()); no window bound to a region,
+ * the QP and MR index cleared, and a window's range and access.
  */
 static inline enum ibk_memop_verdict ibk_mem_register(struct ibk_mem_attr *o)
 {
@@ -2514,6 +2514,8 @@ static inline enum ibk_memop_verdict ibk_mem_register(struct ibk_mem_attr *o)
 	if (!ibk__mem_is_window(o) && !ibk_access_reg_ok(o->access))
 		return IBK_MEMOP_ERR_ACCESS;
 	o->windows = 0;
+	o->qpn = 0;
+	o->mr_index = 0;
 	if (ibk__mem_is_window(o))
 		ibk__mw_clear(o);
 	o->state = o->kind == IBK_MEM_MR || o->kind == IBK_MEM_MW1 ?

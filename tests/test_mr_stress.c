@@ -158,37 +158,43 @@ static bool same_attr(const struct ibk_mem_attr *a,
  * Writer
  * ------------------------------------------------------------------------ */
 
+/* Binds window @i, now holding key @mw_rkey, to be @next, on its MR. */
+static int bind_window(uint32_t i, ibk_rkey_t mw_rkey,
+		       const struct ibk_mem_attr *next)
+{
+	struct ibk_mw_bind wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.mw_rkey = mw_rkey;
+	wr.mr_lkey = object_at(i + N_MW, 0).rkey;
+	wr.key_byte = ibk_rkey_byte(next->rkey);
+	wr.addr = next->addr;
+	wr.length = next->length;
+	wr.access = next->access;
+	wr.qpn = next->qpn;
+	wr.qp_pd = PD;
+	return ibk_mr_table_bind(&table, &wr);
+}
+
 /* Step g's operation on object g mod 40: from version v - 1 to v. */
 static int apply_step(uint32_t g)
 {
 	uint32_t i = g % N_STEPPED, v = version(i, g);
 	struct ibk_mem_attr prev = object_at(i, v - 1), next = object_at(i, v);
-	struct ibk_mw_bind wr;
 
 	if (i < N_MR)
 		return ibk_mr_table_rereg(&table, prev.rkey, &next);
 	if (i < N_MR + N_FAST)
 		return v & 1 ? ibk_mr_table_invalidate(&table, prev.rkey) :
 		       ibk_mr_table_fast_reg(&table, PD, &next);
-	if (v & 1)
-		return ibk_mr_table_invalidate(&table, prev.rkey);
-	memset(&wr, 0, sizeof(wr));
-	wr.mw_rkey = prev.rkey;
-	wr.mr_lkey = object_at(i + N_MW, 0).rkey;
-	wr.key_byte = ibk_rkey_byte(next.rkey);
-	wr.addr = next.addr;
-	wr.length = next.length;
-	wr.access = next.access;
-	wr.qpn = next.qpn;
-	wr.qp_pd = PD;
-	return ibk_mr_table_bind(&table, &wr);
+	return v & 1 ? ibk_mr_table_invalidate(&table, prev.rkey) :
+	       bind_window(i, prev.rkey, &next);
 }
 
 /* Step 0: every object at version 0, by the operations a consumer uses. */
 static bool setup(void)
 {
 	struct ibk_mem_attr a;
-	struct ibk_mw_bind wr;
 	bool ok = true;
 	uint32_t i;
 
@@ -203,16 +209,7 @@ static bool setup(void)
 	}
 	for (i = N_MR + N_FAST; i < N_STEPPED; i++) {
 		a = object_at(i, 0);
-		memset(&wr, 0, sizeof(wr));
-		wr.mw_rkey = a.rkey;
-		wr.mr_lkey = object_at(i + N_MW, 0).rkey;
-		wr.key_byte = ibk_rkey_byte(a.rkey);
-		wr.addr = a.addr;
-		wr.length = a.length;
-		wr.access = a.access;
-		wr.qpn = a.qpn;
-		wr.qp_pd = PD;
-		ok &= ibk_mr_table_bind(&table, &wr) == IBK_MEMOP_OK;
+		ok &= bind_window(i, a.rkey, &a) == IBK_MEMOP_OK;
 	}
 	gen0 = atomic_load(&table.latch.count);
 	for (i = 0; i < CAP; i++) {
