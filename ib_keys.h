@@ -4,7 +4,8 @@
  * GID/GUID values, wire accessors for LRH/GRH/BTH/DETH, and the per-packet
  * receive checks and send-side key selection that use them.
  *
- * C99, freestanding: needs only <stdint.h>, <stdbool.h> and <stddef.h>.
+ * C99, freestanding: needs only <stdint.h>, <stdbool.h> and <stddef.h>
+ * (in the Linux kernel, __KERNEL__: <linux/types.h> and <linux/stddef.h>).
  * Everything is static inline, allocation-free and free of global state.
  * Keys are host order in the API and big-endian on the wire; the wire
  * accessors read and write byte by byte, so any alignment and any host
@@ -15,9 +16,19 @@
 #ifndef IBKEYS_IB_KEYS_H
 #define IBKEYS_IB_KEYS_H
 
+#ifdef __KERNEL__
+/* Kbuild compiles with -nostdinc: the kernel's own types (bool, size_t,
+ * uintN_t), NULL and true/false. */
+#include <linux/types.h>
+#include <linux/stddef.h>
+#ifndef UINT64_C
+#define UINT64_C(c)	c##ULL
+#endif
+#else
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -106,6 +117,31 @@ static inline uint32_t ibk__swap32(uint32_t v)
 static inline void ibk__store_bits(uint8_t *p, unsigned mask, unsigned v)
 {
 	*p = (uint8_t)((*p & ~mask) | (v & mask));
+}
+
+/*
+ * Copies the 16 bytes of a GID. Written out, neither a struct assignment
+ * nor a loop: GCC turns both into a memcpy() call at -Os on Cortex-M0 and
+ * rv32, and firmware has no memcpy() to give it.
+ */
+static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
+{
+	dst[0] = src[0];
+	dst[1] = src[1];
+	dst[2] = src[2];
+	dst[3] = src[3];
+	dst[4] = src[4];
+	dst[5] = src[5];
+	dst[6] = src[6];
+	dst[7] = src[7];
+	dst[8] = src[8];
+	dst[9] = src[9];
+	dst[10] = src[10];
+	dst[11] = src[11];
+	dst[12] = src[12];
+	dst[13] = src[13];
+	dst[14] = src[14];
+	dst[15] = src[15];
 }
 
 /* ------------------------------------------------------------------------
@@ -250,11 +286,12 @@ static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
 					  uint8_t *match, size_t n)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	size_t whole = n - n % 16;	/* see ibk__count_zero() */
 	size_t count = 0;
 	size_t i = 0;
 	size_t j;
 
-	for (; n - i >= 16; i += 16) {
+	for (; i < whole; i += 16) {
 		uint8_t chunk[16];
 		uint8_t chunk_count = 0;
 
@@ -373,14 +410,39 @@ struct ibk_gid {
 	uint8_t raw[16];
 };
 
+/*
+ * Each function below that returns a struct ibk_gid by value has a twin
+ * that writes it through a pointer (ibk_gid_set(), ibk_gid_set_from_ipv4(),
+ * ibk_gid_set_from_mac(), ibk_grh_get_sgid(), ibk_grh_get_dgid()). The
+ * by-value ones build their result in one initialiser: GCC builds a
+ * struct that is filled by stores in the function and then returned in a
+ * local first and copies it out with memcpy() (at -Os on Cortex-M0 and
+ * rv32), which firmware does not have.
+ */
+#define IBK__BE32_BYTES(v) \
+	(uint8_t)((v) >> 24), (uint8_t)((v) >> 16), (uint8_t)((v) >> 8), \
+	(uint8_t)(v)
+#define IBK__BE64_BYTES(v) \
+	IBK__BE32_BYTES((uint32_t)((v) >> 32)), IBK__BE32_BYTES((uint32_t)(v))
+#define IBK__BYTES16(p) \
+	(p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7], \
+	(p)[8], (p)[9], (p)[10], (p)[11], (p)[12], (p)[13], (p)[14], (p)[15]
+
+/* Writes the GID @subnet_prefix:@guid, both big-endian, into *@out. */
+static inline void ibk_gid_set(struct ibk_gid *out, uint64_t subnet_prefix,
+			       ibk_guid_t guid)
+{
+	ibk__store_be64(out->raw, subnet_prefix);
+	ibk__store_be64(out->raw + 8, guid);
+}
+
 /* The GID @subnet_prefix:@guid, both stored big-endian. */
 static inline struct ibk_gid ibk_gid_make(uint64_t subnet_prefix,
 					  ibk_guid_t guid)
 {
-	struct ibk_gid gid;
+	struct ibk_gid gid = {{ IBK__BE64_BYTES(subnet_prefix),
+				IBK__BE64_BYTES(guid) }};
 
-	ibk__store_be64(gid.raw, subnet_prefix);
-	ibk__store_be64(gid.raw + 8, guid);
 	return gid;
 }
 
@@ -449,15 +511,22 @@ static inline bool ibk_gid_is_link_local(const struct ibk_gid *gid)
 
 /*
  * The IPv4-mapped GID ::ffff:a.b.c.d for @ipv4 = 0xaabbccdd (host order),
- * the form a RoCE v2 GID takes for an IPv4 address (RFC 4291 2.5.5.2).
+ * the form a RoCE v2 GID takes for an IPv4 address (RFC 4291 2.5.5.2),
+ * into *@out.
  */
+static inline void ibk_gid_set_from_ipv4(struct ibk_gid *out, uint32_t ipv4)
+{
+	ibk__store_be64(out->raw, 0);
+	ibk__store_be32(out->raw + 8, 0x0000ffffu);
+	ibk__store_be32(out->raw + 12, ipv4);
+}
+
+/* As ibk_gid_set_from_ipv4(), returned by value. */
 static inline struct ibk_gid ibk_gid_from_ipv4(uint32_t ipv4)
 {
-	struct ibk_gid gid;
+	struct ibk_gid gid = {{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+				IBK__BE32_BYTES(ipv4) }};
 
-	ibk__store_be64(gid.raw, 0);
-	ibk__store_be32(gid.raw + 8, 0x0000ffffu);
-	ibk__store_be32(gid.raw + 12, ipv4);
 	return gid;
 }
 
@@ -476,21 +545,29 @@ static inline uint32_t ibk_gid_to_ipv4(const struct ibk_gid *gid)
  * inserted between the third and fourth bytes and the universal/local bit
  * (0x02 of the first byte) inverted (RFC 4291 appendix A, RFC 2464 4).
  * The value does not say the GID's type: the kernel lists it once per type
- * the port supports (RoCE v1 and v2; soft-RoCE v2 only).
+ * the port supports (RoCE v1 and v2; soft-RoCE v2 only). Into *@out.
  */
+static inline void ibk_gid_set_from_mac(struct ibk_gid *out,
+					const uint8_t mac[6])
+{
+	ibk__store_be64(out->raw, IBK_GID_DEFAULT_PREFIX);
+	out->raw[8] = (uint8_t)(mac[0] ^ 0x02);
+	out->raw[9] = mac[1];
+	out->raw[10] = mac[2];
+	out->raw[11] = 0xff;
+	out->raw[12] = 0xfe;
+	out->raw[13] = mac[3];
+	out->raw[14] = mac[4];
+	out->raw[15] = mac[5];
+}
+
+/* As ibk_gid_set_from_mac(), returned by value. */
 static inline struct ibk_gid ibk_gid_from_mac(const uint8_t mac[6])
 {
-	struct ibk_gid gid;
+	struct ibk_gid gid = {{ 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+				(uint8_t)(mac[0] ^ 0x02), mac[1], mac[2],
+				0xff, 0xfe, mac[3], mac[4], mac[5] }};
 
-	ibk__store_be64(gid.raw, IBK_GID_DEFAULT_PREFIX);
-	gid.raw[8] = (uint8_t)(mac[0] ^ 0x02);
-	gid.raw[9] = mac[1];
-	gid.raw[10] = mac[2];
-	gid.raw[11] = 0xff;
-	gid.raw[12] = 0xfe;
-	gid.raw[13] = mac[3];
-	gid.raw[14] = mac[4];
-	gid.raw[15] = mac[5];
 	return gid;
 }
 
@@ -578,14 +655,11 @@ static inline int ibk_gid_ipoib_mgid_ipv6(ibk_pkey_t pkey, unsigned scope,
 					  const struct ibk_gid *group,
 					  struct ibk_gid *out)
 {
-	int i;
-
 	if (!out || !group || !ibk_pkey_is_valid(pkey) ||
 	    group->raw[0] != 0xff)
 		return IBK_EINVAL;
+	ibk__copy16(out->raw, group->raw);	/* then the head over it */
 	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV6);
-	for (i = 6; i < 16; i++)
-		out->raw[i] = group->raw[i];
 	return IBK_OK;
 }
 
@@ -710,14 +784,28 @@ static inline char *ibk__put_full_groups(char *p, const uint8_t *be,
 	return p;
 }
 
-/* Write @v in decimal, no leading zeros; returns the position after it. */
+/*
+ * Write @v (0-255) in decimal, no leading zeros; returns the position after
+ * it. Digits by subtraction: a core without a divider (Cortex-M0) would
+ * otherwise call a library routine for '/' and '%'.
+ */
 static inline char *ibk__put_dec8(char *p, unsigned v)
 {
-	if (v >= 100)
-		*p++ = (char)('0' + v / 100);
-	if (v >= 10)
-		*p++ = (char)('0' + v / 10 % 10);
-	*p++ = (char)('0' + v % 10);
+	unsigned hundreds = 0, tens = 0;
+
+	while (v >= 100) {
+		v -= 100;
+		hundreds++;
+	}
+	while (v >= 10) {
+		v -= 10;
+		tens++;
+	}
+	if (hundreds)
+		*p++ = (char)('0' + hundreds);
+	if (hundreds || tens)
+		*p++ = (char)('0' + tens);
+	*p++ = (char)('0' + v);
 	return p;
 }
 
@@ -877,7 +965,7 @@ static inline int ibk_gid_pton(const char *text, struct ibk_gid *out)
 	} else if (n != 16) {
 		return IBK_EINVAL;
 	}
-	*out = gid;
+	ibk__copy16(out->raw, gid.raw);
 	return 0;
 }
 
@@ -1208,44 +1296,44 @@ static inline void ibk_grh_set_hoplmt(void *grh, uint8_t hoplmt)
 	((uint8_t *)grh)[7] = hoplmt;
 }
 
-static inline struct ibk_gid ibk__load_gid(const uint8_t *p)
+/* Source GID into *@out. */
+static inline void ibk_grh_get_sgid(const void *grh, struct ibk_gid *out)
 {
-	struct ibk_gid gid;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		gid.raw[i] = p[i];
-	return gid;
+	ibk__copy16(out->raw, (const uint8_t *)grh + 8);
 }
 
-static inline void ibk__store_gid(uint8_t *p, const struct ibk_gid *gid)
-{
-	int i;
-
-	for (i = 0; i < 16; i++)
-		p[i] = gid->raw[i];
-}
-
-/* Source GID. */
+/* Source GID, by value. */
 static inline struct ibk_gid ibk_grh_sgid(const void *grh)
 {
-	return ibk__load_gid((const uint8_t *)grh + 8);
+	const uint8_t *p = (const uint8_t *)grh + 8;
+	struct ibk_gid gid = {{ IBK__BYTES16(p) }};
+
+	return gid;
 }
 
 static inline void ibk_grh_set_sgid(void *grh, const struct ibk_gid *sgid)
 {
-	ibk__store_gid((uint8_t *)grh + 8, sgid);
+	ibk__copy16((uint8_t *)grh + 8, sgid->raw);
 }
 
-/* Destination GID. */
+/* Destination GID into *@out. */
+static inline void ibk_grh_get_dgid(const void *grh, struct ibk_gid *out)
+{
+	ibk__copy16(out->raw, (const uint8_t *)grh + 24);
+}
+
+/* Destination GID, by value. */
 static inline struct ibk_gid ibk_grh_dgid(const void *grh)
 {
-	return ibk__load_gid((const uint8_t *)grh + 24);
+	const uint8_t *p = (const uint8_t *)grh + 24;
+	struct ibk_gid gid = {{ IBK__BYTES16(p) }};
+
+	return gid;
 }
 
 static inline void ibk_grh_set_dgid(void *grh, const struct ibk_gid *dgid)
 {
-	ibk__store_gid((uint8_t *)grh + 24, dgid);
+	ibk__copy16((uint8_t *)grh + 24, dgid->raw);
 }
 
 /*
@@ -1701,7 +1789,8 @@ static inline enum ibk_rx_verdict ibk_rx_check_header(enum ibk_qp_type type,
 
 static inline bool ibk__qp_type_valid(enum ibk_qp_type type)
 {
-	return type >= IBK_QPT_SMI && type <= IBK_QPT_UD;
+	/* unsigned: bare-metal ARM gives enums the smallest unsigned type */
+	return (unsigned)type <= (unsigned)IBK_QPT_UD;
 }
 
 /*
@@ -1765,9 +1854,13 @@ static inline void ibk_tx_fill_keys(void *bth, void *deth, ibk_pkey_t qp_pkey,
  */
 static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
 {
+	/* The chunks end at n rounded down to 16, not where n - i < 16: with
+	 * that bound GCC 12 -O2 sees no end to the tail loop after a constant
+	 * n and fails -Werror=aggressive-loop-optimizations. */
+	size_t whole = n - n % 16;
 	size_t count = 0, i = 0, j;
 
-	for (; n - i >= 16; i += 16) {
+	for (; i < whole; i += 16) {
 		uint8_t chunk_count = 0;
 
 		for (j = 0; j < 16; j++)

@@ -8,7 +8,9 @@
  * the responder's R_Key check against it.
  *
  * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
- * allocation, no global state; the caller owns every byte of storage.
+ * allocation, no global state; the caller owns every byte of storage. Also
+ * the Linux kernel and single-core firmware without compare-and-swap: see
+ * "Atomics port" below.
  *
  * Concurrency model
  *   Each table is kept twice behind one latch (the Linux kernel's
@@ -73,6 +75,9 @@
  *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
  *   72 bytes per entry for a power of two, less than 104 otherwise. Each
  *   copy's index is at most a quarter full: a find usually reads one slot.
+ *   With IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead
+ *   (an index at most half full, for firmware) the two take 20 and 56
+ *   bytes per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
@@ -80,10 +85,219 @@
 #include "ib_keys.h"
 
 /* ------------------------------------------------------------------------
- * Language glue: the same layout from <stdatomic.h> and from <atomic>
+ * Atomics port
+ *
+ * Everything below reaches shared memory through the handful of operations
+ * this section defines, so that one of four ports can supply them:
+ *
+ *   C11          <stdatomic.h>; the default in C.
+ *   C++          <atomic>; the default in C++ (same layout as C11).
+ *   Linux kernel chosen by __KERNEL__ (or IBK_ATOMICS_KERNEL): READ_ONCE(),
+ *                WRITE_ONCE(), smp_load_acquire(), smp_store_release(),
+ *                try_cmpxchg_acquire(), smp_rmb(), smp_wmb(), cpu_relax();
+ *                plain integer fields, the same layout as user space.
+ *   single core  opt-in, #define IBK_ATOMICS_SINGLE_CORE before including,
+ *                for one core without compare-and-swap (Cortex-M0, any
+ *                part without the A extension): see below.
+ *
+ * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", which
+ * must define what a port defines here: IBK__ATOMIC(type) for 16- and
+ * 32-bit unsigned types, ibk__load(p, relaxed|acquire), ibk__store(p, v,
+ * relaxed|release), ibk__fetch_add(p, v, relaxed) and ibk__exchange(p, v,
+ * relaxed) returning the old value, ibk__cas(p, &expected, desired,
+ * acquire, relaxed) (strong, true on success, 32-bit), ibk__fence(acquire|
+ * release), ibk__cpu_relax() and IBK__STATIC_ASSERT(cond, msg). The orders
+ * listed are the only ones used. Read-modify-writes (fetch_add, exchange,
+ * cas) only ever apply to 32-bit words; 16-bit words are only loaded and
+ * stored. So a port needs lock-free 32-bit atomics and nothing wider or
+ * narrower: GCC calls 16-bit atomics "sometimes lock-free" on rv32imac
+ * (only their read-modify-writes would need a library), and that is fine.
+ *
+ * Single core (IBK_ATOMICS_SINGLE_CORE)
+ *   For firmware on one core whose readers may be interrupt handlers. The
+ *   shared words are volatile; a load or store is one instruction, which
+ *   an interrupt cannot split, and an interrupt handler on the same core
+ *   sees the interrupted code's stores in program order, so the fences
+ *   become compiler barriers. The read-modify-writes of the violation
+ *   counters and of the writer's lock word run with interrupts masked, by
+ *   IBK_ATOMICS_IRQ_SAVE() (an expression giving a uint32_t state) and
+ *   IBK_ATOMICS_IRQ_RESTORE(state), defined by the integrator or else by
+ *   default for Cortex-M (PRIMASK: mrs, cpsid i; msr) and for RISC-V in
+ *   M-mode (mstatus.MIE: csrrci; csrs). Nothing else masks interrupts:
+ *   reads never do, and a write section runs with interrupts enabled.
+ *   The integrator serialises writers. The lock word stays a flag: a
+ *   writer that finds it taken is one that interrupted another writer of
+ *   the same table, which on one core can never finish waiting, so
+ *   instead of spinning it calls IBK_ATOMICS_WRITER_CONFLICT() (default:
+ *   __builtin_trap(), a fault a debugger shows). ibk_latch_write_try_begin()
+ *   still answers IBK_EBUSY: that is how a handler may try to write.
  * ------------------------------------------------------------------------ */
 
+#if defined(__KERNEL__) && !defined(IBK_ATOMICS_SINGLE_CORE) && \
+    !defined(IBK_ATOMICS_HEADER) && !defined(IBK_ATOMICS_KERNEL)
+#define IBK_ATOMICS_KERNEL 1
+#endif
+
+#if defined(IBK_ATOMICS_HEADER)
+#include IBK_ATOMICS_HEADER
+
+#elif defined(IBK_ATOMICS_KERNEL)
+#include <linux/compiler.h>
+#include <linux/atomic.h>
+#include <asm/barrier.h>
+#include <asm/processor.h>
+#define IBK__ATOMIC(type)		type
+#define ibk__load(p, order)		ibk__kload_##order(p)
+#define ibk__kload_relaxed(p)		READ_ONCE(*(p))
+#define ibk__kload_acquire(p)		smp_load_acquire(p)
+#define ibk__store(p, v, order)		ibk__kstore_##order((p), (v))
+#define ibk__kstore_relaxed(p, v)	WRITE_ONCE(*(p), (v))
+#define ibk__kstore_release(p, v)	smp_store_release((p), (v))
+#define ibk__exchange(p, v, order)	xchg_##order((p), (v))
+#define ibk__cas(p, expected, desired, success, failure) \
+	try_cmpxchg_##success((p), (expected), (desired))
+#define ibk__fetch_add(p, v, order)	ibk__kfetch_add((p), (v))
+#define ibk__fence(order)		ibk__kfence_##order()
+#define ibk__kfence_acquire()		smp_rmb()
+#define ibk__kfence_release()		smp_wmb()
+#define ibk__cpu_relax()		cpu_relax()
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+
+/* The kernel has no fetch-add on a plain word: a relaxed CAS loop. */
+static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
+{
+	uint32_t old = READ_ONCE(*p);
+
+	while (!try_cmpxchg_relaxed(p, &old, old + v))
+		;
+	return old;
+}
+
+#elif defined(IBK_ATOMICS_SINGLE_CORE)
+#define IBK__ATOMIC(type)		volatile type
+#define ibk__barrier()			__asm__ __volatile__("" ::: "memory")
+#define ibk__load(p, order)		ibk__sc_load_##order(p)
+#define ibk__sc_load_relaxed(p)		(*(p))
+#define ibk__store(p, v, order)		ibk__sc_store_##order((p), (v))
+#define ibk__sc_store_relaxed(p, v)	((void)(*(p) = (v)))
+#define ibk__fetch_add(p, v, order)	ibk__sc_fetch_add((p), (v))
+#define ibk__exchange(p, v, order)	ibk__sc_exchange((p), (v))
+#define ibk__cas(p, expected, desired, success, failure) \
+	ibk__sc_cas((p), (expected), (desired))
+#define ibk__fence(order)		ibk__barrier()
+#define ibk__cpu_relax()		IBK_ATOMICS_WRITER_CONFLICT()
 #ifdef __cplusplus
+#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#else
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#endif
+
+#ifndef IBK_ATOMICS_WRITER_CONFLICT
+#define IBK_ATOMICS_WRITER_CONFLICT()	__builtin_trap()
+#endif
+
+#if defined(IBK_ATOMICS_IRQ_SAVE) != defined(IBK_ATOMICS_IRQ_RESTORE)
+#error "define both IBK_ATOMICS_IRQ_SAVE() and IBK_ATOMICS_IRQ_RESTORE(state)"
+#endif
+#ifndef IBK_ATOMICS_IRQ_SAVE
+#if defined(__arm__) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+/* PRIMASK set masks every interrupt but NMI and HardFault; the old value
+ * comes back, so nested sections restore what they found. */
+static inline uint32_t ibk__irq_save(void)
+{
+	uint32_t primask;
+
+	__asm__ __volatile__("mrs %0, primask\n\tcpsid i"
+			     : "=r"(primask) : : "memory");
+	return primask;
+}
+
+static inline void ibk__irq_restore(uint32_t primask)
+{
+	__asm__ __volatile__("msr primask, %0" : : "r"(primask) : "memory");
+}
+#elif defined(__riscv)
+/* Assemblers that split Zicsr out of the base ISA need it named, even for
+ * -march=rv32imac. */
+#ifdef __riscv_zicsr
+#define IBK__ZICSR(insn)	insn
+#else
+#define IBK__ZICSR(insn) \
+	".option push\n\t.option arch, +zicsr\n\t" insn "\n\t.option pop"
+#endif
+/* mstatus.MIE (bit 3) cleared, and set again only if it was set. */
+static inline uint32_t ibk__irq_save(void)
+{
+	unsigned long mstatus;
+
+	__asm__ __volatile__(IBK__ZICSR("csrrci %0, mstatus, 8")
+			     : "=r"(mstatus) : : "memory");
+	return (uint32_t)(mstatus & 8u);
+}
+
+static inline void ibk__irq_restore(uint32_t mie)
+{
+	__asm__ __volatile__(IBK__ZICSR("csrs mstatus, %0")
+			     : : "r"((unsigned long)mie) : "memory");
+}
+#else
+#error "IBK_ATOMICS_SINGLE_CORE: define IBK_ATOMICS_IRQ_SAVE() and IBK_ATOMICS_IRQ_RESTORE(state) for this core"
+#endif
+#define IBK_ATOMICS_IRQ_SAVE()		ibk__irq_save()
+#define IBK_ATOMICS_IRQ_RESTORE(state)	ibk__irq_restore(state)
+#endif
+
+/* Acquire and release on one core: the access, and no compiler motion of
+ * other memory accesses across it. Used on 32-bit words only. */
+static inline uint32_t ibk__sc_load_acquire(const volatile uint32_t *p)
+{
+	uint32_t v = *p;
+
+	ibk__barrier();
+	return v;
+}
+
+static inline void ibk__sc_store_release(volatile uint32_t *p, uint32_t v)
+{
+	ibk__barrier();
+	*p = v;
+}
+
+static inline uint32_t ibk__sc_fetch_add(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+
+	*p = old + v;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	return old;
+}
+
+static inline uint32_t ibk__sc_exchange(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+
+	*p = v;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	return old;
+}
+
+static inline bool ibk__sc_cas(volatile uint32_t *p, uint32_t *expected,
+			       uint32_t desired)
+{
+	uint32_t irq = IBK_ATOMICS_IRQ_SAVE();
+	uint32_t old = *p;
+	bool ok = old == *expected;
+
+	if (ok)
+		*p = desired;
+	IBK_ATOMICS_IRQ_RESTORE(irq);
+	*expected = old;
+	return ok;
+}
+
+#elif defined(__cplusplus)
 extern "C++" {		/* templates, even if included inside extern "C" */
 #include <atomic>
 }
@@ -101,6 +315,11 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 		(desired), IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
 #define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#define IBK__STD_ATOMICS 1
+IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
+		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
+		   "core without them, #define IBK_ATOMICS_SINGLE_CORE");
+
 #else
 #include <stdatomic.h>
 #define IBK__ATOMIC(type)	_Atomic(type)
@@ -116,15 +335,16 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 		IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
 #define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#define IBK__STD_ATOMICS 1
+IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
+		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
+		   "core without them, #define IBK_ATOMICS_SINGLE_CORE");
 #endif
-
-/* Only 16- and 32-bit atomics, and those must never fall back to a lock. */
-IBK__STATIC_ASSERT(ATOMIC_SHORT_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
-		   "ib_tables.h needs lock-free 16- and 32-bit atomics");
 
 /* Keeps what receive paths write off the read-mostly table headers. */
 #define IBK__CACHE_LINE 64
 
+#ifdef IBK__STD_ATOMICS
 /* A hint to the core that this thread is spinning on a shared word. */
 static inline void ibk__cpu_relax(void)
 {
@@ -134,6 +354,7 @@ static inline void ibk__cpu_relax(void)
 	__asm__ __volatile__("yield" ::: "memory");
 #endif
 }
+#endif
 
 /*
  * GCC warns (-Wtsan) that ThreadSanitizer does not model fences. Every
@@ -143,12 +364,15 @@ static inline void ibk__cpu_relax(void)
  * (which is what both <stdatomic.h> and <atomic> expand to), so that the
  * warning is raised here, where the pragma covers it.
  */
-#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 11
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 11 && \
+    defined(IBK__STD_ATOMICS)
 #define IBK__GCC_TSAN 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+/* The reader's fence: orders the loads before it (of a copy) before the
+ * loads after it (of the count); smp_rmb() in the kernel. */
 static inline void ibk__fence_acquire(void)
 {
 #ifdef IBK__GCC_TSAN
@@ -158,6 +382,8 @@ static inline void ibk__fence_acquire(void)
 #endif
 }
 
+/* The writer's fence: orders the stores before it (of the count) before
+ * the stores after it (of a copy); smp_wmb() in the kernel. */
 static inline void ibk__fence_release(void)
 {
 #ifdef IBK__GCC_TSAN
@@ -427,12 +653,21 @@ enum ibk_port_event {
  *
  * The caller provides, per table of capacity C (1..65536), the cells and
  * hash slots of both latch copies: IBK_PKEY_CELLS(C) or IBK_GID_CELLS(C)
- * cells and at least IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C)
- * (GID, or either) slots, static or allocated, alive as long as the table.
- * Each copy's hash index is open addressing with linear probing over a
- * power-of-two slot array at most a quarter full; a slot packs a 16-bit
- * key or tag with the 16-bit lowest table index holding it, and 0 marks it
- * empty.
+ * cells and IBK_PKEY_HASH_SLOTS(C) (P_Key) or IBK_HASH_SLOTS(C) (GID, or
+ * either) slots, static or allocated, alive as long as the table. Each
+ * copy's hash index is open addressing with linear probing over a
+ * power-of-two slot array; a slot packs a 16-bit key or tag with the
+ * 16-bit lowest table index holding it, and 0 marks it empty.
+ *
+ * The index is at most a quarter full with those slot counts. Where RAM
+ * counts more than a few nanoseconds per find, as in firmware, a table
+ * also takes as few as IBK_PKEY_HASH_SLOTS_MIN(C) or IBK_HASH_SLOTS_MIN(C)
+ * slots, half as many: an index at most half full, whose finds read about
+ * 1.5 slots when the key is there and 2.5 when it is not, against 1.2 and
+ * 1.4 (linear probing's expected probe counts at load 1/2 and 1/4). For a
+ * 128-entry P_Key table that is 2 KiB of index instead of 4 KiB, both
+ * copies. Any slot count in between works too: init takes the largest
+ * power of two per copy that fits, up to the quarter-full size.
  * ------------------------------------------------------------------------ */
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
@@ -468,6 +703,13 @@ enum ibk_port_event {
 	(IBK__COPY_SLOTS(capacity) < IBK__PKEY_MAX_COPY_SLOTS ? \
 	 IBK__COPY_SLOTS(capacity) : IBK__PKEY_MAX_COPY_SLOTS)
 #define IBK_PKEY_HASH_SLOTS(capacity)	(2u * IBK__PKEY_COPY_SLOTS(capacity))
+
+/* The fewest slots a table of @capacity takes, both copies: an index at
+ * most half full (see above). A constant expression if @capacity is. */
+#define IBK_HASH_SLOTS_MIN(capacity)	IBK__COPY_SLOTS(capacity)
+#define IBK_PKEY_HASH_SLOTS_MIN(capacity) \
+	(IBK__COPY_SLOTS(capacity) / 2u < IBK__PKEY_MAX_COPY_SLOTS ? \
+	 IBK__COPY_SLOTS(capacity) : 2u * IBK__PKEY_MAX_COPY_SLOTS)
 
 /* One slot of a table's hash index. */
 struct ibk_hash_slot {
@@ -651,8 +893,8 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 }
 
 /* Writer side: puts @word in the first empty slot from @home. There is one:
- * an index holds fewer keys than slots (a quarter of them at most, or, with
- * one slot per 16-bit P_Key, never the two invalid keys). */
+ * an index holds fewer keys than slots (half of them at most, or, with one
+ * slot per 16-bit P_Key, never the two invalid keys). */
 static inline void ibk__hash_insert(struct ibk__table *h, unsigned c,
 				    uint32_t home, uint32_t word)
 {
@@ -874,7 +1116,9 @@ static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 /*
  * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
  * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
- * (IBK_HASH_SLOTS() is enough too). The table starts empty, DOWN,
+ * (IBK_HASH_SLOTS() is enough too), or as few as
+ * IBK_PKEY_HASH_SLOTS_MIN(@capacity) for an index up to half full (see
+ * "Table storage"). The table starts empty, DOWN,
  * generation 0. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a
  * capacity outside 1..65536 or too few slots. Not concurrent with any use.
  */
@@ -890,7 +1134,7 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK__PKEY_COPY_SLOTS(capacity),
+			     IBK_PKEY_HASH_SLOTS_MIN(capacity) / 2u,
 			     IBK__PKEY_MAX_COPY_SLOTS);
 	if (rc != IBK_OK)
 		return rc;
@@ -1255,6 +1499,21 @@ static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
  * halves of the two products combined (two independent multiplies, short
  * enough for the find's critical path). The top bits pick the home slot,
  * the low 16 (never 0) are the slot's tag. */
+#if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
+/* Cortex-M0/M0+/M23 have no 32x32->64 multiply: a 64-bit product would
+ * call __aeabi_lmul. Each word times its own odd constant, then a murmur3
+ * style finish that brings the top bits down into the tag. */
+static inline uint32_t ibk__gid_hash(const uint32_t w[4])
+{
+	uint32_t x = w[0] * 0x9e3779b1u ^ w[1] * 0x85ebca77u ^
+		     w[2] * 0xc2b2ae3du ^ w[3] * 0x27d4eb2fu;
+
+	x ^= x >> 16;
+	x *= 0x7feb352du;
+	x ^= x >> 15;
+	return x | 1u;
+}
+#else
 static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 {
 	uint64_t x = ((uint64_t)w[0] << 32 | w[1]) * 0x9e3779b97f4a7c15ull ^
@@ -1262,6 +1521,7 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 
 	return (uint32_t)(x >> 32) | 1u;
 }
+#endif
 
 static inline uint32_t ibk__gid_word_home(const void *table, unsigned c,
 					  uint32_t word)
@@ -1461,8 +1721,8 @@ static inline void ibk__gid_put(struct ibk_gid_table *t, unsigned c,
 		ibk__gid_index(t, c, index, w, type);
 }
 
-/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and at
- * least IBK_HASH_SLOTS(@capacity) slots. */
+/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and
+ * IBK_HASH_SLOTS(@capacity) slots, or as few as IBK_HASH_SLOTS_MIN(). */
 static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 				     struct ibk_gid_cell *cells,
 				     uint32_t capacity,
@@ -1476,7 +1736,7 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK__COPY_SLOTS(capacity), 1u << 31);
+			     IBK_HASH_SLOTS_MIN(capacity) / 2u, 1u << 31);
 	if (rc != IBK_OK)
 		return rc;
 	t->cells[0] = cells;
@@ -1602,7 +1862,7 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	ref->generation = gen;
 	ref->index = (uint16_t)index;
 	ref->type = e.type;
-	ref->gid = e.gid;
+	ibk__copy16(ref->gid.raw, e.gid.raw);
 	return IBK_OK;
 }
 
@@ -1618,7 +1878,7 @@ static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
 		return IBK_EINVAL;
 	rc = ibk_gid_table_ref_get(t, index, &ref);
 	if (rc == IBK_OK) {
-		out->gid = ref.gid;
+		ibk__copy16(out->gid.raw, ref.gid.raw);
 		out->type = ref.type;
 	}
 	return rc;
@@ -1665,7 +1925,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	ref->generation = gen;
 	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
 	ref->type = found_type;
-	ref->gid = *gid;
+	ibk__copy16(ref->gid.raw, gid->raw);
 	return IBK_OK;
 }
 
@@ -1811,33 +2071,30 @@ static inline int ibk_port_set_state(struct ibk_port *port,
 static inline int ibk_port_event(struct ibk_port *port,
 				 enum ibk_port_event event)
 {
-	uint32_t state = 0, pkeys = 0, gids = 0;
+	/* Per event from DEVICE_FATAL on: the new state << 4 (0: keep it),
+	 * 1 for the P_Key table awaiting a refill, 2 for the GID table; 0
+	 * for a number that is no event. A table, not a switch: at -Os GCC
+	 * compiles that switch for Cortex-M0 into a call to libgcc's
+	 * __gnu_thumb1_case_uqi. */
+	static const uint8_t effect[] = {
+		IBK_PORT_DOWN << 4,		/* DEVICE_FATAL */
+		IBK_PORT_ACTIVE << 4 | 3,	/* PORT_ACTIVE */
+		IBK_PORT_DOWN << 4,		/* PORT_ERR */
+		3,				/* LID_CHANGE */
+		1,				/* PKEY_CHANGE */
+		3,				/* SM_CHANGE */
+		0, 0, 0,
+		3,				/* CLIENT_REREGISTER */
+		2,				/* GID_CHANGE */
+	};
+	uint32_t i = (uint32_t)event - IBK_EVENT_DEVICE_FATAL;
+	uint32_t state, pkeys, gids;
 
-	if (!port)
+	if (!port || i >= sizeof(effect) || effect[i] == 0)
 		return IBK_EINVAL;
-	switch (event) {
-	case IBK_EVENT_DEVICE_FATAL:
-	case IBK_EVENT_PORT_ERR:
-		state = IBK_PORT_DOWN;
-		break;
-	case IBK_EVENT_PORT_ACTIVE:
-		state = IBK_PORT_ACTIVE;
-		pkeys = gids = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_LID_CHANGE:
-	case IBK_EVENT_SM_CHANGE:
-	case IBK_EVENT_CLIENT_REREGISTER:
-		pkeys = gids = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_PKEY_CHANGE:
-		pkeys = IBK__AWAITING_REFILL;
-		break;
-	case IBK_EVENT_GID_CHANGE:
-		gids = IBK__AWAITING_REFILL;
-		break;
-	default:
-		return IBK_EINVAL;
-	}
+	state = effect[i] >> 4;
+	pkeys = effect[i] & 1 ? IBK__AWAITING_REFILL : 0;
+	gids = effect[i] & 2 ? IBK__AWAITING_REFILL : 0;
 	if (state || pkeys)
 		ibk__table_update_status(&port->pkeys.hdr, state, pkeys);
 	if (state || gids)

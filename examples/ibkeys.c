@@ -11,16 +11,22 @@
  *   ibkeys rkey 0x12345678        index, key byte, next key of an R_Key
  *   ibkeys range IOVA LEN BASE REGION_LEN
  *                                 is the access inside the region, and why
+ *   ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]
+ *                                 a host's RDMA ports as sysfs shows them,
+ *                                 decoded; may a port talk in a partition?
  *
  * Every InfiniBand decision (membership, matching, Q_Key class and
  * selection, GID kinds and forms, text in and out) is ib_keys.h's; this
- * file parses numbers, MACs and IPv4 addresses with libc and prints.
- * Exit status: 0 done, 1 malformed argument, 2 usage error.
+ * file parses numbers, MACs and IPv4 addresses with libc, reads sysfs and
+ * prints.
+ * Exit status: 0 done, 1 malformed argument (or a sysfs file missing or
+ * malformed), 2 usage error.
  */
-#define _POSIX_C_SOURCE 200112L	/* inet_pton() */
+#define _POSIX_C_SOURCE 200809L	/* inet_pton(), strdup() */
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ib_keys.h"
 
@@ -356,6 +363,595 @@ static void explain_range(uint64_t iova, uint64_t len, uint64_t base,
 		       "+ len (Linux rxe, siw) lets this access through\n");
 }
 
+/* ---- ports, as the kernel's sysfs shows them ---- */
+
+/*
+ * Linux lists each RDMA device under /sys/class/infiniband/DEVICE, and each
+ * port under ports/N: state ("4: ACTIVE"), link_layer ("InfiniBand",
+ * "Ethernet"), pkeys/I (one P_Key per table index, "0xffff"), gids/I (the
+ * GID in its full form, all zeros for an empty slot), and, since Linux 4.x,
+ * gid_attrs/types/I ("IB/RoCE v1", "RoCE v2") and gid_attrs/ndevs/I (the
+ * netdev of a RoCE GID). Reading an empty slot's attributes fails; a
+ * non-empty slot's type must be there whenever gid_attrs is.
+ */
+#define SYSFS_DEFAULT	"/sys/class/infiniband"
+#define SYSFS_LINE	128
+
+struct gid_slot {
+	struct ibk_gid gid;
+	char type[SYSFS_LINE];		/* "" when gid_attrs is absent */
+	char ndev[SYSFS_LINE];		/* "" when there is none */
+};
+
+struct port_info {
+	char *dev;
+	unsigned num;
+	unsigned state;			/* 0 NOP .. 5 ACTIVE_DEFER */
+	char link_layer[SYSFS_LINE];
+	uint32_t npkeys, ngids;
+	ibk_pkey_t *pkeys;
+	struct gid_slot *gids;
+};
+
+static const char *const port_states[] = {
+	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+};
+
+/* One complaint about sysfs on stderr; the exit status. */
+static int __attribute__((format(printf, 1, 2))) sysfs_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ibkeys: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_BAD_ARG;
+}
+
+/* snprintf() into a path buffer; false (complained) if it does not fit. */
+static bool __attribute__((format(printf, 3, 4)))
+make_path(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < size)
+		return true;
+	sysfs_error("path too long: %.60s...", buf);
+	return false;
+}
+
+/* The first line of @path without its newline: 0, or an errno (ERANGE
+ * for a line that does not fit). */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+	int err = 0;
+
+	if (!f)
+		return errno;
+	buf[0] = '\0';
+	if (!fgets(buf, (int)size, f) && ferror(f))
+		err = errno ? errno : EIO;
+	fclose(f);
+	if (err)
+		return err;
+	len = strlen(buf);
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	else if (len == size - 1)
+		return ERANGE;
+	return 0;
+}
+
+/* read_line() of DIR/NAME, or the complaint naming the path. */
+static int read_port_file(const char *dir, const char *name, char *buf,
+			  size_t size)
+{
+	char path[4096];
+	int err;
+
+	buf[0] = '\0';
+	if (!make_path(path, sizeof(path), "%s/%s", dir, name))
+		return EXIT_BAD_ARG;
+	err = read_line(path, buf, size);
+	if (err)
+		return sysfs_error("%s: %s", path, strerror(err));
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* The number of entries of a table directory whose files are named 0, 1,
+ * ...: the largest name plus one. -1 (complained) if it cannot be read. */
+static long count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long n = 0;
+
+	if (!d) {
+		sysfs_error("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		long v;
+
+		if (!all_digits(e->d_name) || strlen(e->d_name) > 6)
+			continue;
+		v = strtol(e->d_name, NULL, 10) + 1;
+		if (v > n)
+			n = v;
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_numbers(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted names of @dir's entries that pass @keep, in *@out (free both). */
+static int list_dir(const char *dir, bool (*keep)(const char *), char ***out,
+		    size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (!d)
+		return errno;
+	while ((e = readdir(d)) != NULL) {
+		char **more;
+
+		if (!keep(e->d_name))
+			continue;
+		more = realloc(names, (n + 1) * sizeof(*names));
+		if (!more || !(more[n] = strdup(e->d_name))) {
+			names = more ? more : names;
+			break;
+		}
+		names = more;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*out = names;
+	*count = n;
+	return 0;
+}
+
+static bool is_device_name(const char *s)
+{
+	return s[0] != '.' && strchr(s, '/') == NULL;
+}
+
+static bool is_port_name(const char *s)
+{
+	return all_digits(s) && strlen(s) <= 3;
+}
+
+static void free_names(char **names, size_t n)
+{
+	while (n)
+		free(names[--n]);
+	free(names);
+}
+
+static void port_free(struct port_info *p)
+{
+	free(p->dev);
+	free(p->pkeys);
+	free(p->gids);
+	memset(p, 0, sizeof(*p));
+}
+
+/* "4: ACTIVE", the number and the name agreeing. */
+static bool parse_state(const char *s, unsigned *state)
+{
+	unsigned long long v;
+	char num[8];
+	const char *colon = strchr(s, ':');
+
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(num) ||
+	    colon[1] != ' ')
+		return false;
+	memcpy(num, s, (size_t)(colon - s));
+	num[colon - s] = '\0';
+	if (!parse_number(num, 5, &v) || strcmp(colon + 2, port_states[v]) != 0)
+		return false;
+	*state = (unsigned)v;
+	return true;
+}
+
+static int read_pkeys(const char *portdir, struct port_info *p)
+{
+	char dir[4096], name[32], line[SYSFS_LINE];
+	long n;
+	uint32_t i;
+
+	if (!make_path(dir, sizeof(dir), "%s/pkeys", portdir))
+		return EXIT_BAD_ARG;
+	n = count_entries(dir);
+	if (n < 0)
+		return EXIT_BAD_ARG;
+	p->npkeys = (uint32_t)n;
+	p->pkeys = calloc(n ? (size_t)n : 1, sizeof(*p->pkeys));
+	if (!p->pkeys)
+		return sysfs_error("out of memory");
+	for (i = 0; i < p->npkeys; i++) {
+		snprintf(name, sizeof(name), "pkeys/%u", (unsigned)i);
+		if (read_port_file(portdir, name, line, sizeof(line)))
+			return EXIT_BAD_ARG;
+		if (!parse_pkey(line, &p->pkeys[i]))
+			return sysfs_error("malformed P_Key '%s' in %s/%s: expected 0x0000-0xffff",
+					   line, portdir, name);
+	}
+	return 0;
+}
+
+static int read_gids(const char *portdir, struct port_info *p)
+{
+	char dir[4096], name[48], line[SYSFS_LINE];
+	bool have_attrs;
+	long n;
+	uint32_t i;
+
+	if (!make_path(dir, sizeof(dir), "%s/gids", portdir))
+		return EXIT_BAD_ARG;
+	n = count_entries(dir);
+	if (n < 0 || !make_path(dir, sizeof(dir), "%s/gid_attrs", portdir))
+		return EXIT_BAD_ARG;
+	have_attrs = access(dir, F_OK) == 0;
+	p->ngids = (uint32_t)n;
+	p->gids = calloc(n ? (size_t)n : 1, sizeof(*p->gids));
+	if (!p->gids)
+		return sysfs_error("out of memory");
+	for (i = 0; i < p->ngids; i++) {
+		struct gid_slot *g = &p->gids[i];
+		char path[4096];
+
+		snprintf(name, sizeof(name), "gids/%u", (unsigned)i);
+		if (read_port_file(portdir, name, line, sizeof(line)))
+			return EXIT_BAD_ARG;
+		if (ibk_gid_pton(line, &g->gid) != 0)
+			return sysfs_error("malformed GID '%s' in %s/%s: expected IPv6 address text",
+					   line, portdir, name);
+		if (ibk_gid_is_zero(&g->gid) || !have_attrs)
+			continue;
+		snprintf(name, sizeof(name), "gid_attrs/types/%u", (unsigned)i);
+		if (read_port_file(portdir, name, g->type, sizeof(g->type)))
+			return EXIT_BAD_ARG;
+		if (strcmp(g->type, "IB/RoCE v1") != 0 &&
+		    strcmp(g->type, "RoCE v2") != 0)
+			return sysfs_error("malformed GID type '%s' in %s/%s: expected 'IB/RoCE v1' or 'RoCE v2'",
+					   g->type, portdir, name);
+		/* An IB GID has no netdev: reading it fails, and that is
+		 * the answer. */
+		if (!make_path(path, sizeof(path), "%s/gid_attrs/ndevs/%u",
+			       portdir, (unsigned)i))
+			return EXIT_BAD_ARG;
+		if (read_line(path, g->ndev, sizeof(g->ndev)) != 0)
+			g->ndev[0] = '\0';
+	}
+	return 0;
+}
+
+/* Reads @dev's port @num under @sysfs into *@p. 0, or the exit status. */
+static int read_port(const char *sysfs, const char *dev, unsigned num,
+		     struct port_info *p)
+{
+	char portdir[4096], line[SYSFS_LINE];
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->dev = strdup(dev);
+	p->num = num;
+	if (!p->dev)
+		return sysfs_error("out of memory");
+	if (!make_path(portdir, sizeof(portdir), "%s/%s/ports/%u", sysfs, dev,
+		       num))
+		return EXIT_BAD_ARG;
+	if (read_port_file(portdir, "state", line, sizeof(line)))
+		return EXIT_BAD_ARG;
+	if (!parse_state(line, &p->state))
+		return sysfs_error("malformed port state '%s' in %s/state: expected 'N: NAME', N 0-5 (NOP, DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER)",
+				   line, portdir);
+	if (read_port_file(portdir, "link_layer", p->link_layer,
+			   sizeof(p->link_layer)))
+		return EXIT_BAD_ARG;
+	if (strcmp(p->link_layer, "InfiniBand") != 0 &&
+	    strcmp(p->link_layer, "Ethernet") != 0)
+		return sysfs_error("malformed link layer '%s' in %s/link_layer: expected InfiniBand or Ethernet",
+				   p->link_layer, portdir);
+	rc = read_pkeys(portdir, p);
+	if (rc == 0)
+		rc = read_gids(portdir, p);
+	return rc;
+}
+
+/* What a GID in a port's table was made from, when the library can tell. */
+static void gid_origin(const struct ibk_gid *gid, char *out, size_t size)
+{
+	uint8_t mac[6];
+
+	out[0] = '\0';
+	if (ibk_gid_is_v4mapped(gid)) {
+		uint32_t a = ibk_gid_to_ipv4(gid);
+
+		snprintf(out, size, "IPv4 %u.%u.%u.%u", a >> 24, a >> 16 & 0xff,
+			 a >> 8 & 0xff, a & 0xff);
+	} else if (ibk_gid_is_link_local(gid) &&
+		   ibk_gid_to_mac(gid, mac) == IBK_OK) {
+		snprintf(out, size, "MAC %02x:%02x:%02x:%02x:%02x:%02x",
+			 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	} else if (ibk_gid_is_multicast(gid)) {
+		snprintf(out, size, "multicast");
+	}
+}
+
+static void print_port(const struct port_info *p)
+{
+	uint32_t i, valid = 0, used = 0;
+
+	printf("%s port %u: %s, link layer %s\n", p->dev, p->num,
+	       port_states[p->state], p->link_layer);
+	for (i = 0; i < p->npkeys; i++)
+		valid += ibk_pkey_is_valid(p->pkeys[i]);
+	printf("  P_Key table: %u %s, %u valid\n", (unsigned)p->npkeys,
+	       p->npkeys == 1 ? "entry" : "entries", (unsigned)valid);
+	for (i = 0; i < p->npkeys; i++) {
+		ibk_pkey_t k = p->pkeys[i];
+
+		if (!ibk_pkey_is_valid(k))
+			continue;
+		printf("    [%u] 0x%04x  %s member of partition 0x%04x%s\n",
+		       (unsigned)i, k, ibk_pkey_is_full(k) ? "full" : "limited",
+		       ibk_pkey_base(k),
+		       ibk_pkey_base(k) == ibk_pkey_base(IBK_PKEY_DEFAULT) ?
+		       " (the default partition)" : "");
+	}
+	for (i = 0; i < p->ngids; i++)
+		used += !ibk_gid_is_zero(&p->gids[i].gid);
+	printf("  GID table: %u %s, %u in use\n", (unsigned)p->ngids,
+	       p->ngids == 1 ? "entry" : "entries", (unsigned)used);
+	for (i = 0; i < p->ngids; i++) {
+		const struct gid_slot *g = &p->gids[i];
+		char text[IBK_GID_STRLEN], origin[64];
+
+		if (ibk_gid_is_zero(&g->gid))
+			continue;
+		gid_origin(&g->gid, origin, sizeof(origin));
+		printf("    [%u] %s  %s  %s%s%s\n", (unsigned)i,
+		       ibk_gid_ntop(&g->gid, text),
+		       g->type[0] ? g->type : "type unknown",
+		       g->ndev[0] ? g->ndev : "-", origin[0] ? "  " : "",
+		       origin);
+	}
+}
+
+/*
+ * May this port talk with a peer holding P_Key @peer? Only while it is
+ * ARMED or ACTIVE, and only through an entry that matches the peer's key:
+ * the first full member of the partition, else the first limited one,
+ * which matches a full peer only.
+ */
+static void explain_port_pkey(const struct port_info *p, ibk_pkey_t peer)
+{
+	int match = -1, same_base = -1;
+	uint32_t i;
+
+	if (!ibk_pkey_is_valid(peer)) {
+		printf("may talk: no (0x%04x is invalid and matches nothing)\n",
+		       peer);
+		return;
+	}
+	if (p->state != 3 && p->state != 4 && p->state != 5) {
+		printf("may talk: no (the port is %s: its P_Key table means nothing until it is ARMED or ACTIVE)\n",
+		       port_states[p->state]);
+		return;
+	}
+	for (i = 0; i < p->npkeys; i++) {
+		ibk_pkey_t k = p->pkeys[i];
+
+		if (!ibk_pkey_is_valid(k) || ibk_pkey_base(k) != ibk_pkey_base(peer))
+			continue;
+		if (same_base < 0)
+			same_base = (int)i;
+		if (ibk_pkey_match(k, peer) &&
+		    (match < 0 || (ibk_pkey_is_full(k) &&
+				   !ibk_pkey_is_full(p->pkeys[match]))))
+			match = (int)i;
+	}
+	if (match >= 0) {
+		ibk_pkey_t k = p->pkeys[match];
+
+		printf("may talk: yes (entry [%d] 0x%04x of partition 0x%04x; %s)\n",
+		       match, k, ibk_pkey_base(k),
+		       ibk_pkey_is_full(k) && ibk_pkey_is_full(peer) ?
+		       "both full members" :
+		       ibk_pkey_is_full(k) ? "the port is a full member" :
+		       "the peer is a full member");
+	} else if (same_base >= 0) {
+		printf("may talk: no (the port holds only limited 0x%04x of partition 0x%04x, and 0x%04x is limited too: limited members never talk)\n",
+		       p->pkeys[same_base], ibk_pkey_base(peer), peer);
+	} else {
+		printf("may talk: no (partition 0x%04x is not in the port's P_Key table)\n",
+		       ibk_pkey_base(peer));
+	}
+}
+
+/* DEVICE or DEVICE:PORT. */
+static int parse_port_arg(const char *arg, char **dev, unsigned *num)
+{
+	const char *colon = strrchr(arg, ':');
+	unsigned long long v;
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	*num = 0;
+	if (colon) {
+		if (!parse_number(colon + 1, 255, &v) || v == 0)
+			return bad_arg("port", arg, "DEVICE or DEVICE:PORT, PORT 1-255");
+		*num = (unsigned)v;
+	}
+	*dev = malloc(len + 1);
+	if (!*dev)
+		return sysfs_error("out of memory");
+	memcpy(*dev, arg, len);
+	(*dev)[len] = '\0';
+	if (!len || !is_device_name(*dev)) {
+		free(*dev);
+		return bad_arg("device", arg, "an RDMA device name such as mlx5_0 or rxe0");
+	}
+	return 0;
+}
+
+/* Every port of @dev, or only @only (0: all), appended to *@ports. */
+static int read_device(const char *sysfs, const char *dev, unsigned only,
+		       struct port_info **ports, size_t *nports)
+{
+	char dir[4096], **names;
+	unsigned *nums;
+	size_t n, i;
+	int err, rc = 0;
+
+	if (!make_path(dir, sizeof(dir), "%s/%s/ports", sysfs, dev))
+		return EXIT_BAD_ARG;
+	err = list_dir(dir, is_port_name, &names, &n);
+	if (err) {
+		char devdir[4096];
+
+		if (make_path(devdir, sizeof(devdir), "%s/%s", sysfs, dev) &&
+		    access(devdir, F_OK) != 0)
+			return sysfs_error("no RDMA device '%s' in %s", dev, sysfs);
+		return sysfs_error("%s: %s", dir, strerror(err));
+	}
+	nums = calloc(n ? n : 1, sizeof(*nums));
+	if (!nums) {
+		free_names(names, n);
+		return sysfs_error("out of memory");
+	}
+	for (i = 0; i < n; i++)
+		nums[i] = (unsigned)strtoul(names[i], NULL, 10);
+	free_names(names, n);
+	qsort(nums, n, sizeof(*nums), cmp_numbers);
+	for (i = 0; i < n && rc == 0; i++) {
+		struct port_info *more;
+
+		if (only && nums[i] != only)
+			continue;
+		more = realloc(*ports, (*nports + 1) * sizeof(**ports));
+		if (!more) {
+			rc = sysfs_error("out of memory");
+			break;
+		}
+		*ports = more;
+		rc = read_port(sysfs, dev, nums[i], &(*ports)[(*nports)++]);
+	}
+	if (rc == 0 && only) {
+		for (i = 0; i < n && nums[i] != only; i++)
+			;
+		if (i == n)
+			rc = sysfs_error("%s has no port %u in %s", dev, only,
+					 sysfs);
+	}
+	if (rc == 0 && n == 0)
+		rc = sysfs_error("%s/%s/ports: no ports", sysfs, dev);
+	free(nums);
+	return rc;
+}
+
+/*
+ * ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]: every port
+ * of every device, of one device, or one port. Everything is read before
+ * anything is printed, so a missing or malformed file leaves stdout empty.
+ */
+static int cmd_port(int argc, char **argv)
+{
+	const char *sysfs = SYSFS_DEFAULT, *which = NULL;
+	struct port_info *ports = NULL;
+	size_t nports = 0, i;
+	bool have_pkey = false;
+	ibk_pkey_t peer = 0;
+	unsigned num = 0;
+	char *dev = NULL;
+	int rc = 0, k;
+
+	for (k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--sysfs") == 0 ||
+		    strcmp(argv[k], "--pkey") == 0) {
+			if (k + 1 == argc) {
+				fprintf(stderr, "usage: ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]\n");
+				return EXIT_USAGE;
+			}
+			if (argv[k][2] == 's') {
+				sysfs = argv[++k];
+			} else {
+				if (!parse_pkey(argv[++k], &peer))
+					return bad_arg("P_Key", argv[k], "0x0000-0xffff");
+				have_pkey = true;
+			}
+		} else if (argv[k][0] == '-' || which) {
+			fprintf(stderr, "usage: ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]\n");
+			return EXIT_USAGE;
+		} else {
+			which = argv[k];
+		}
+	}
+	if (which) {
+		rc = parse_port_arg(which, &dev, &num);
+		if (rc)
+			return rc;
+		rc = read_device(sysfs, dev, num, &ports, &nports);
+		free(dev);
+	} else {
+		char **names;
+		size_t n;
+		int err = list_dir(sysfs, is_device_name, &names, &n);
+
+		if (err)
+			return sysfs_error("%s: %s", sysfs, strerror(err));
+		if (n == 0)
+			printf("no RDMA devices in %s\n", sysfs);
+		for (i = 0; i < n && rc == 0; i++)
+			rc = read_device(sysfs, names[i], 0, &ports, &nports);
+		free_names(names, n);
+	}
+	for (i = 0; rc == 0 && i < nports; i++) {
+		print_port(&ports[i]);
+		if (have_pkey)
+			explain_port_pkey(&ports[i], peer);
+	}
+	for (i = 0; i < nports; i++)
+		port_free(&ports[i]);
+	free(ports);
+	return rc;
+}
+
 /* ---- subcommands: argv[0] is the first argument after the name ---- */
 
 static int cmd_pkey(int argc, char **argv)
@@ -527,6 +1123,8 @@ static const struct command {
 	  "index, key byte and next key of an L_Key or R_Key", cmd_rkey },
 	{ "range", 4, 4, "IOVA LEN BASE REGION_LEN",
 	  "is [IOVA, +LEN) inside the region, and why", cmd_range },
+	{ "port", 0, 5, "[DEV[:PORT]] [--pkey P]",
+	  "RDMA ports from sysfs; may one talk in P's partition?", cmd_port },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -543,7 +1141,10 @@ static void usage(FILE *out)
 	fputs("\nNumbers are decimal or 0x-prefixed hex. SCOPE is 0-15 or link,\n"
 	      "site, org, global (default link); the family defaults to ipv4.\n"
 	      "A GUID is 0x0002c90300012345 or 0002:c903:0001:2345.\n"
-	      "Exit status: 0 done, 1 malformed argument, 2 usage error.\n",
+	      "port reads " SYSFS_DEFAULT " (--sysfs DIR reads DIR instead);\n"
+	      "with --pkey it says whether each port may talk with a peer\n"
+	      "holding that P_Key, and why.\n"
+	      "Exit status: 0 done, 1 malformed argument or sysfs file, 2 usage error.\n",
 	      out);
 }
 

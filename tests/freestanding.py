@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-PUBLIC_FN = re.compile(r"static inline\s+[^;{}()]*?\b(ibk_[a-z0-9_]+)\s*\(")
+PUBLIC_FN = re.compile(r"static inline\s+[^;{}()]*?\b(ibk_[a-z0-9][a-z0-9_]*)\s*\(")
 
 
 def gen(header, out):

@@ -162,14 +162,20 @@ static void test_sizing(void)
 		check(&c, IBK_PKEY_HASH_SLOTS(cap) == 2 * want,
 		      "IBK_PKEY_HASH_SLOTS(%u) = %u, want 2 x %u", cap,
 		      IBK_PKEY_HASH_SLOTS(cap), want);
+		check(&c, IBK_HASH_SLOTS_MIN(cap) == IBK_HASH_SLOTS(cap) / 2 &&
+		      IBK_PKEY_HASH_SLOTS_MIN(cap) == (cap > 16384 ? 131072u :
+		      IBK_PKEY_HASH_SLOTS(cap) / 2),
+		      "IBK_*HASH_SLOTS_MIN(%u) = %u, %u", cap,
+		      IBK_HASH_SLOTS_MIN(cap), IBK_PKEY_HASH_SLOTS_MIN(cap));
 		check(&c, IBK_PKEY_CELLS(cap) == 2 * cap &&
 		      IBK_GID_CELLS(cap) == 2 * cap,
 		      "IBK_*_CELLS(%u) != 2 x %u", cap, cap);
 	}
 	tap_ok(c.bad == 0, "for both latch copies: IBK_HASH_SLOTS(c) is twice "
 	       "the least power of two >= 4c, IBK_PKEY_HASH_SLOTS(c) twice "
-	       "that but at most 65536, the cells 2c, c = 1..65536 "
-	       "(%lu checked)", c.done);
+	       "that but at most 65536, the _MIN counts half those (P_Key: "
+	       "65536 per copy from c > 16384 on), the cells 2c, "
+	       "c = 1..65536 (%lu checked)", c.done);
 	tap_ok(IBK_HASH_SLOTS(MAX_CAP + 1) == 0 &&
 	       IBK_PKEY_HASH_SLOTS(MAX_CAP + 1) == 0,
 	       "the sizes above capacity 65536 are 0");
@@ -478,7 +484,7 @@ static void test_pkey_basics(void)
 	       ibk_pkey_table_init(t, pk_cells, MAX_CAP + 1, pk_slots,
 				   0xffffffffu) == IBK_ERANGE &&
 	       ibk_pkey_table_init(t, pk_cells, 8, pk_slots,
-				   IBK_PKEY_HASH_SLOTS(8) - 1) == IBK_ERANGE &&
+				   IBK_PKEY_HASH_SLOTS_MIN(8) - 1) == IBK_ERANGE &&
 	       ibk_pkey_table_init(t, pk_cells, 20000, pk_slots, 131071) ==
 	       IBK_ERANGE,
 	       "init with capacity 0, 65537 or too few slots: IBK_ERANGE");
@@ -746,7 +752,7 @@ static void test_gid_basics(void)
 	tap_ok(ibk_gid_table_ref_fresh(t, &r),
 	       "gid ref fresh after PKEY_CHANGE and P_Key-table changes");
 	tap_ok(ibk_gid_table_init(t, NULL, 4, gid_slots, 32) == IBK_EINVAL &&
-	       ibk_gid_table_init(t, gid_cells, 4, gid_slots, 31) ==
+	       ibk_gid_table_init(t, gid_cells, 4, gid_slots, 15) ==
 	       IBK_ERANGE,
 	       "gid init: NULL IBK_EINVAL, too few slots IBK_ERANGE");
 }

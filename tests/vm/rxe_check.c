@@ -1,0 +1,1678 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rxe_check - ibkeys against a real verbs device: Linux soft-RoCE (rdma_rxe)
+ * inside the VM that tests/vm/run boots. Every verdict the library gives is
+ * set beside what the kernel did with the same device, the same table, the
+ * same packet.
+ *
+ *   rxe_check cache DEV NETDEV
+ *	An ibk_port cache of DEV's port 1 follows the device through address
+ *	changes, a MAC change, an address removal and a link flap made on
+ *	NETDEV with iproute2: after every async event the cache's snapshot
+ *	equals a fresh ibv_query_pkey()/ibv_query_gid_ex() read; a reference
+ *	to an address GID's index goes stale when the MAC changes and
+ *	find-by-GID returns its new index; a removed address leaves a hole
+ *	the cache reports as empty.
+ *   rxe_check gids DEV NETDEV
+ *	DEV's GID table against what the library derives from NETDEV's MAC
+ *	and addresses (ibk_gid_from_mac(), ibk_gid_from_ipv4(), IPv6 as is),
+ *	entry by entry, with sysfs's view of each entry.
+ *   rxe_check ud SEND_DEV RECV_DEV RECV_NETDEV
+ *	UD sends from SEND_DEV to a UD QP and to QP1 of RECV_DEV: the Q_Key
+ *	the kernel put on the wire (captured on RECV_NETDEV) against
+ *	ibk_qkey_select(), and the library's receive verdict on the captured
+ *	header against what the kernel did: delivered or not, and the port's
+ *	qkey_viol_cntr before and after. Needs root.
+ *   rxe_check qkey DEV
+ *	ibv_modify_qp() to free and controlled Q_Keys as root and as uid
+ *	65534, with the kernel's privileged-qkey switch off and on, against
+ *	ibk_qkey_may_set(). Needs root to start.
+ *
+ * Output: unnumbered TAP lines ("ok - ...", "not ok - ...") and "# ..."
+ * lines with the counts; the VM's init runs several of these in a row.
+ * Exit status: 0 every check passed, 1 some failed, 2 could not run.
+ */
+#define _GNU_SOURCE		/* setgroups(), if_nametoindex() */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <infiniband/verbs.h>
+
+#include "ib_tables.h"
+
+#define PORT_NUM	1
+#define EXIT_CANNOT_RUN	2
+
+_Static_assert(sizeof(union ibv_gid) == sizeof(struct ibk_gid),
+	       "struct ibk_gid is byte-compatible with union ibv_gid");
+
+/* ------------------------------------------------------------------------
+ * Reporting
+ * ------------------------------------------------------------------------ */
+
+static unsigned checks_passed, checks_failed;
+
+static bool __attribute__((format(printf, 2, 3)))
+check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (ok)
+		checks_passed++;
+	else
+		checks_failed++;
+	return ok;
+}
+
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* Setup failures: on stderr (the console) and as one failed check. */
+static int __attribute__((format(printf, 1, 2))) cannot_run(const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "rxe_check: %s\n", what);
+	check(false, "%s", what);
+	return EXIT_CANNOT_RUN;
+}
+
+static const char *gid_text(const struct ibk_gid *gid, char buf[IBK_GID_STRLEN])
+{
+	return ibk_gid_ntop(gid, buf);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Runs a shell command with its output on the console, not in the results. */
+static int __attribute__((format(printf, 1, 2))) shell(const char *fmt, ...)
+{
+	char cmd[512], full[600];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "%s >&2", cmd);
+	fprintf(stderr, "rxe_check: $ %s\n", cmd);
+	rc = system(full);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static const char *ip_tool(void)
+{
+	const char *ip = getenv("IBK_IP");
+
+	return ip ? ip : "/usr/sbin/ip";	/* iproute2's, not busybox's */
+}
+
+/* ------------------------------------------------------------------------
+ * One device port and its ibkeys cache
+ * ------------------------------------------------------------------------ */
+
+struct dev {
+	const char *name;
+	struct ibv_context *ctx;
+	uint32_t pkey_len, gid_len;
+	struct ibk_port *port;			/* the cache */
+	struct ibk_pkey_cell *pkey_cells;
+	struct ibk_hash_slot *pkey_slots;
+	struct ibk_gid_cell *gid_cells;
+	struct ibk_hash_slot *gid_slots;
+	ibk_pkey_t *pkeys;			/* a device read */
+	struct ibk_gid_entry *gids;
+	ibk_pkey_t *snap_pkeys;			/* a cache snapshot */
+	struct ibk_gid_entry *snap_gids;
+	unsigned refills, refills_refused;
+};
+
+static struct ibv_context *open_by_name(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static enum ibk_port_state state_from_verbs(enum ibv_port_state s)
+{
+	switch (s) {
+	case IBV_PORT_INIT:		return IBK_PORT_INIT;
+	case IBV_PORT_ARMED:		return IBK_PORT_ARMED;
+	case IBV_PORT_ACTIVE:		return IBK_PORT_ACTIVE;
+	case IBV_PORT_ACTIVE_DEFER:	return IBK_PORT_ACTIVE_DEFER;
+	default:			return IBK_PORT_DOWN;
+	}
+}
+
+/* The device's P_Key table, host order. 0 or an errno. */
+static int read_pkeys(const struct dev *d, ibk_pkey_t *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->pkey_len; i++) {
+		__be16 wire;
+
+		if (ibv_query_pkey(d->ctx, PORT_NUM, (int)i, &wire) != 0)
+			return errno ? errno : EIO;
+		out[i] = ntohs(wire);
+	}
+	return 0;
+}
+
+/* The device's GID table, one ibv_query_gid_ex() per index; an empty
+ * index (ENODATA) as the zero GID. 0 or an errno. */
+static int read_gids(const struct dev *d, struct ibk_gid_entry *out,
+		     uint32_t *ifindex)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->gid_len; i++) {
+		struct ibv_gid_entry e;
+		int err = ibv_query_gid_ex(d->ctx, PORT_NUM, i, &e, 0);
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].type = IBK_GID_TYPE_IB;
+		if (ifindex)
+			ifindex[i] = 0;
+		if (err == ENODATA)
+			continue;
+		if (err)
+			return err;
+		memcpy(out[i].gid.raw, e.gid.raw, 16);
+		out[i].type = (enum ibk_gid_type)e.gid_type;
+		if (ifindex)
+			ifindex[i] = e.ndev_ifindex;
+	}
+	return 0;
+}
+
+/* The consumer's refills: a ticket, then the device read, then the
+ * refill, again while a change event makes the refill refuse the read. */
+static int refill_pkeys(struct dev *d)
+{
+	int rc, err, tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		uint32_t ticket = ibk_pkey_table_refill_ticket(&d->port->pkeys);
+
+		err = read_pkeys(d, d->pkeys);
+		if (err)
+			return -err;
+		rc = ibk_pkey_table_refill(&d->port->pkeys, d->pkeys,
+					   d->pkey_len, ticket);
+		d->refills++;
+		if (rc != IBK_ESTALE)
+			return rc;
+		d->refills_refused++;
+	}
+	return IBK_ESTALE;
+}
+
+static int refill_gids(struct dev *d)
+{
+	int rc, err, tries;
+
+	for (tries = 0; tries < 50; tries++) {
+		uint32_t ticket = ibk_gid_table_refill_ticket(&d->port->gids);
+
+		err = read_gids(d, d->gids, NULL);
+		if (err)
+			return -err;
+		rc = ibk_gid_table_refill(&d->port->gids, d->gids, d->gid_len,
+					  ticket);
+		d->refills++;
+		if (rc != IBK_ESTALE)
+			return rc;
+		d->refills_refused++;
+	}
+	return IBK_ESTALE;
+}
+
+static int dev_set_state(struct dev *d)
+{
+	struct ibv_port_attr attr;
+
+	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
+		return -1;
+	return ibk_port_set_state(d->port, state_from_verbs(attr.state)) ==
+	       IBK_OK ? 0 : -1;
+}
+
+/* Opens @name, sizes and fills its cache. 0, or -1 reported. */
+static int dev_open(struct dev *d, const char *name)
+{
+	struct ibv_port_attr attr;
+	uint32_t pc, gc;
+
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->ctx = open_by_name(name);
+	if (!d->ctx)
+		return cannot_run("open device %s: %s", name, strerror(errno));
+	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
+		return cannot_run("ibv_query_port %s", name);
+	d->pkey_len = attr.pkey_tbl_len;
+	d->gid_len = (uint32_t)attr.gid_tbl_len;
+	pc = d->pkey_len ? d->pkey_len : 1;
+	gc = d->gid_len ? d->gid_len : 1;
+	d->port = calloc(1, sizeof(*d->port));
+	d->pkey_cells = calloc(IBK_PKEY_CELLS(pc), sizeof(*d->pkey_cells));
+	d->pkey_slots = calloc(IBK_PKEY_HASH_SLOTS(pc), sizeof(*d->pkey_slots));
+	d->gid_cells = calloc(IBK_GID_CELLS(gc), sizeof(*d->gid_cells));
+	d->gid_slots = calloc(IBK_HASH_SLOTS(gc), sizeof(*d->gid_slots));
+	d->pkeys = calloc(pc, sizeof(*d->pkeys));
+	d->snap_pkeys = calloc(pc, sizeof(*d->snap_pkeys));
+	d->gids = calloc(gc, sizeof(*d->gids));
+	d->snap_gids = calloc(gc, sizeof(*d->snap_gids));
+	if (!d->port || !d->pkey_cells || !d->pkey_slots || !d->gid_cells ||
+	    !d->gid_slots || !d->pkeys || !d->snap_pkeys || !d->gids ||
+	    !d->snap_gids)
+		return cannot_run("out of memory");
+	if (ibk_port_init(d->port, d->pkey_cells, pc, d->pkey_slots,
+			  IBK_PKEY_HASH_SLOTS(pc), d->gid_cells, gc,
+			  d->gid_slots, IBK_HASH_SLOTS(gc)) != IBK_OK)
+		return cannot_run("ibk_port_init %s (P_Keys %u, GIDs %u)",
+				  name, pc, gc);
+	if (refill_pkeys(d) != IBK_OK || refill_gids(d) != IBK_OK ||
+	    dev_set_state(d) != 0)
+		return cannot_run("fill the cache of %s", name);
+	return 0;
+}
+
+/* Index of @gid in the device's table (a fresh read), or -1. */
+static int device_gid_index(const struct dev *d, const struct ibk_gid *gid)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->gid_len; i++) {
+		struct ibv_gid_entry e;
+
+		if (ibv_query_gid_ex(d->ctx, PORT_NUM, i, &e, 0) == 0 &&
+		    memcmp(e.gid.raw, gid->raw, 16) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static struct ibk_gid gid_of_ipv4_text(const char *text)
+{
+	struct in_addr a;
+
+	inet_pton(AF_INET, text, &a);
+	return ibk_gid_from_ipv4(ntohl(a.s_addr));
+}
+
+static struct ibk_gid gid_of_ipv6_text(const char *text)
+{
+	struct ibk_gid g;
+
+	ibk_gid_pton(text, &g);
+	return g;
+}
+
+/* ------------------------------------------------------------------------
+ * cache: the cache follows the device through its events
+ * ------------------------------------------------------------------------ */
+
+enum cmp_result { CMP_EQUAL, CMP_DOWN_AGREES, CMP_DIFFERS };
+
+struct cache_stats {
+	unsigned events, gid_change, port_err, port_active, other;
+	unsigned compared, equal, down_agrees, superseded, differs;
+};
+
+/*
+ * The cache against the device: every P_Key and GID entry of a snapshot
+ * against a fresh read. While the port is not ARMED/ACTIVE the cache must
+ * answer IBK_ENOTREADY and the device must say so too.
+ */
+static enum cmp_result compare_with_device(struct dev *d, bool verbose)
+{
+	struct ibv_port_attr attr;
+	char a[IBK_GID_STRLEN], b[IBK_GID_STRLEN];
+	int np, ng, err;
+	uint32_t i;
+	unsigned diffs = 0;
+
+	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
+		return CMP_DIFFERS;
+	np = ibk_pkey_table_snapshot(&d->port->pkeys, d->snap_pkeys,
+				     d->pkey_len ? d->pkey_len : 1, NULL);
+	ng = ibk_gid_table_snapshot(&d->port->gids, d->snap_gids,
+				    d->gid_len ? d->gid_len : 1, NULL);
+	if (attr.state != IBV_PORT_ACTIVE && attr.state != IBV_PORT_ARMED)
+		return np == IBK_ENOTREADY && ng == IBK_ENOTREADY ?
+		       CMP_DOWN_AGREES : CMP_DIFFERS;
+	if (np < 0 || ng < 0) {
+		if (verbose)
+			note("  cache answers %s / %s with the port %s",
+			     ibk_strerror(np), ibk_strerror(ng),
+			     ibv_port_state_str(attr.state));
+		return CMP_DIFFERS;
+	}
+	err = read_pkeys(d, d->pkeys);
+	if (!err)
+		err = read_gids(d, d->gids, NULL);
+	if (err)
+		return CMP_DIFFERS;
+	for (i = 0; i < d->pkey_len; i++) {
+		if (d->pkeys[i] == d->snap_pkeys[i])
+			continue;
+		if (verbose && diffs++ < 4)
+			note("  pkey[%u]: cache 0x%04x, device 0x%04x", i,
+			     d->snap_pkeys[i], d->pkeys[i]);
+	}
+	for (i = 0; i < d->gid_len; i++) {
+		bool zero = ibk_gid_is_zero(&d->gids[i].gid);
+
+		if (ibk_gid_equal(&d->gids[i].gid, &d->snap_gids[i].gid) &&
+		    (zero || d->gids[i].type == d->snap_gids[i].type))
+			continue;
+		if (verbose && diffs++ < 8)
+			note("  gid[%u]: cache %s, device %s", i,
+			     gid_text(&d->snap_gids[i].gid, a),
+			     gid_text(&d->gids[i].gid, b));
+		else
+			diffs++;
+	}
+	return diffs ? CMP_DIFFERS : CMP_EQUAL;
+}
+
+static bool port_event_kind(enum ibv_event_type t, enum ibk_port_event *k)
+{
+	switch (t) {
+	case IBV_EVENT_PORT_ACTIVE:	*k = IBK_EVENT_PORT_ACTIVE; return true;
+	case IBV_EVENT_PORT_ERR:	*k = IBK_EVENT_PORT_ERR; return true;
+	case IBV_EVENT_LID_CHANGE:	*k = IBK_EVENT_LID_CHANGE; return true;
+	case IBV_EVENT_PKEY_CHANGE:	*k = IBK_EVENT_PKEY_CHANGE; return true;
+	case IBV_EVENT_SM_CHANGE:	*k = IBK_EVENT_SM_CHANGE; return true;
+	case IBV_EVENT_CLIENT_REREGISTER:
+		*k = IBK_EVENT_CLIENT_REREGISTER;
+		return true;
+	case IBV_EVENT_GID_CHANGE:	*k = IBK_EVENT_GID_CHANGE; return true;
+	default:			return false;
+	}
+}
+
+/* As a consumer does: the cache first, then the re-reads it asks for. */
+static void handle_event(struct dev *d, const struct ibv_async_event *ev,
+			 struct cache_stats *st)
+{
+	enum ibk_port_event kind;
+	struct ibk_gid_entry e;
+	ibk_pkey_t k;
+
+	st->events++;
+	switch (ev->event_type) {
+	case IBV_EVENT_GID_CHANGE:	st->gid_change++; break;
+	case IBV_EVENT_PORT_ERR:	st->port_err++; break;
+	case IBV_EVENT_PORT_ACTIVE:	st->port_active++; break;
+	default:			st->other++; break;
+	}
+	if (!port_event_kind(ev->event_type, &kind))
+		return;
+	ibk_port_event(d->port, kind);
+	if (ibk_pkey_table_get(&d->port->pkeys, 0, &k) == IBK_ESTALE)
+		refill_pkeys(d);
+	if (ibk_gid_table_get(&d->port->gids, 0, &e) == IBK_ESTALE)
+		refill_gids(d);
+}
+
+/*
+ * Handles the events a change brings: waits up to @first_ms for the first,
+ * then until @quiet_ms pass without one. After each event the cache is
+ * compared with the device. A difference counts only if no later event
+ * explains it: the kernel sends GID_CHANGE after every change to the
+ * table, so a read that raced a change is always followed by an event.
+ * Returns the number of events.
+ */
+static unsigned settle(struct dev *d, unsigned first_ms, unsigned quiet_ms,
+		       struct cache_stats *st)
+{
+	struct pollfd pfd = { d->ctx->async_fd, POLLIN, 0 };
+	unsigned n = 0, wait = first_ms;
+	bool pending_diff = false;
+
+	for (;;) {
+		struct ibv_async_event ev;
+		enum cmp_result r;
+
+		if (poll(&pfd, 1, (int)wait) <= 0)
+			break;
+		if (ibv_get_async_event(d->ctx, &ev) != 0)
+			break;
+		if (pending_diff) {
+			st->superseded++;
+			pending_diff = false;
+		}
+		handle_event(d, &ev, st);
+		ibv_ack_async_event(&ev);
+		n++;
+		r = compare_with_device(d, false);
+		st->compared++;
+		if (r == CMP_EQUAL)
+			st->equal++;
+		else if (r == CMP_DOWN_AGREES)
+			st->down_agrees++;
+		else
+			pending_diff = true;
+		wait = quiet_ms;
+	}
+	if (pending_diff) {
+		st->differs++;
+		compare_with_device(d, true);
+	}
+	return n;
+}
+
+/* One change made with iproute2, its events, and the comparison. */
+static bool step(struct dev *d, struct cache_stats *st, const char *what,
+		 const char *args)
+{
+	struct cache_stats before = *st;
+	unsigned n;
+	int rc = shell("%s %s", ip_tool(), args);
+
+	if (!check(rc == 0, "cache: `ip %s` (%s)", args, what))
+		return false;
+	n = settle(d, 5000, 800, st);
+	return check(n > 0 && st->differs == before.differs,
+		     "cache: after `ip %s`: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u), the cache equals a fresh device read after each (%u equal, %u port-down agreements, %u superseded by a later event, %u differ)",
+		     args, n, st->gid_change - before.gid_change,
+		     st->port_err - before.port_err,
+		     st->port_active - before.port_active,
+		     st->equal - before.equal,
+		     st->down_agrees - before.down_agrees,
+		     st->superseded - before.superseded,
+		     st->differs - before.differs);
+}
+
+/* Cache and device agree on where @gid is: the index find returns. */
+static int check_found_at_device_index(struct dev *d, const struct ibk_gid *gid,
+				       const char *when)
+{
+	char t[IBK_GID_STRLEN];
+	int found = ibk_gid_table_find(&d->port->gids, gid, IBK_GID_TYPE_ANY,
+				       NULL);
+	int dev_index = device_gid_index(d, gid);
+
+	check(found >= 0 && found == dev_index,
+	      "cache: %s: find-by-GID %s returns index %d, the kernel's index %d",
+	      when, gid_text(gid, t), found, dev_index);
+	return found;
+}
+
+static int read_mac(const char *netdev, uint8_t mac[6])
+{
+	char path[128];
+	unsigned m[6];
+	FILE *f;
+	int n, i;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", netdev);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+		   &m[5]);
+	fclose(f);
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+	return n == 6 ? 0 : -1;
+}
+
+static int cmd_cache(const char *devname, const char *netdev)
+{
+	struct ibk_gid v4 = gid_of_ipv4_text("192.0.2.1");
+	struct ibk_gid v6 = gid_of_ipv6_text("2001:db8::1");
+	struct ibk_gid_entry e, before_del[64];
+	struct ibk_gid_ref ref4;
+	struct cache_stats st;
+	char args[160], t[IBK_GID_STRLEN], t2[IBK_GID_STRLEN];
+	uint8_t mac[6];
+	struct dev d;
+	int idx4, idx6, new4, old_at, rc, i, moved;
+	double t0 = now_s();
+
+	memset(&st, 0, sizeof(st));
+	if (dev_open(&d, devname))
+		return EXIT_CANNOT_RUN;
+	fcntl(d.ctx->async_fd, F_SETFL,
+	      fcntl(d.ctx->async_fd, F_GETFL) | O_NONBLOCK);
+	note("cache: %s port %d: P_Key table %u, GID table %u entries",
+	     devname, PORT_NUM, d.pkey_len, d.gid_len);
+	check(compare_with_device(&d, true) == CMP_EQUAL,
+	      "cache: the filled cache equals a fresh device read");
+
+	/* IPv6 first: the kernel re-adds IPv4 addresses first when it
+	 * rebuilds the table, so the IPv4 GID changes index with the MAC. */
+	snprintf(args, sizeof(args),
+		 "addr add 2001:db8::1/64 dev %s nodad", netdev);
+	step(&d, &st, "an IPv6 address", args);
+	snprintf(args, sizeof(args), "addr add 192.0.2.1/24 dev %s", netdev);
+	step(&d, &st, "an IPv4 address", args);
+	idx6 = check_found_at_device_index(&d, &v6, "IPv6 address added");
+	idx4 = check_found_at_device_index(&d, &v4, "IPv4 address added");
+
+	/* The stale-GID-index hazard: hold the index across a MAC change. */
+	rc = ibk_gid_table_ref_find(&d.port->gids, &v4, IBK_GID_TYPE_ROCE_V2,
+				    &ref4);
+	check(rc == IBK_OK && ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
+	      "cache: reference to %s at index %d taken, fresh",
+	      gid_text(&v4, t), idx4);
+	snprintf(args, sizeof(args), "link set %s address 02:00:00:00:00:a1",
+		 netdev);
+	step(&d, &st, "a new MAC", args);
+	check(!ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
+	      "cache: after the MAC change the reference to index %u reads stale",
+	      (unsigned)ref4.index);
+	new4 = check_found_at_device_index(&d, &v4, "after the MAC change");
+	old_at = rc == IBK_OK ? (int)ref4.index : -1;
+	if (new4 >= 0 && new4 != old_at) {
+		struct ibv_gid_entry ge;
+		int err = ibv_query_gid_ex(d.ctx, PORT_NUM, (uint32_t)old_at,
+					   &ge, 0);
+		struct ibk_gid now;
+
+		memcpy(now.raw, ge.gid.raw, 16);
+		note("cache: the kernel moved %s from index %d to %d; index %d now holds %s",
+		     gid_text(&v4, t), old_at, new4, old_at,
+		     err == ENODATA ? "nothing" : gid_text(&now, t2));
+		check(err == ENODATA || !ibk_gid_equal(&now, &v4),
+		      "cache: the old index %d no longer holds the address GID in the kernel: a stale index would address another GID",
+		      old_at);
+	} else {
+		note("cache: the kernel kept %s at index %d across the MAC change",
+		     gid_text(&v4, t), new4);
+	}
+	if (read_mac(netdev, mac) == 0) {
+		struct ibk_gid mg = ibk_gid_from_mac(mac);
+
+		check(ibk_gid_table_get(&d.port->gids, 0, &e) == IBK_OK &&
+		      ibk_gid_equal(&e.gid, &mg),
+		      "cache: gid[0] is the new MAC's GID %s",
+		      gid_text(&mg, t));
+	}
+
+	/* A removed address leaves a hole; nothing else moves. */
+	idx6 = ibk_gid_table_find(&d.port->gids, &v6, IBK_GID_TYPE_ANY, NULL);
+	for (i = 0; i < 64 && (uint32_t)i < d.gid_len; i++)
+		if (ibk_gid_table_get(&d.port->gids, (uint32_t)i,
+				      &before_del[i]) != IBK_OK)
+			memset(&before_del[i], 0, sizeof(before_del[i]));
+	snprintf(args, sizeof(args), "addr del 2001:db8::1/64 dev %s", netdev);
+	step(&d, &st, "remove the IPv6 address", args);
+	if (idx6 >= 0) {
+		struct ibv_gid_entry ge;
+		int err = ibv_query_gid_ex(d.ctx, PORT_NUM, (uint32_t)idx6,
+					   &ge, 0);
+
+		rc = ibk_gid_table_get(&d.port->gids, (uint32_t)idx6, &e);
+		check(err == ENODATA && rc == IBK_ENOENT,
+		      "cache: the removed address leaves a hole at index %d: the kernel answers %s, the cache %s",
+		      idx6, err == ENODATA ? "ENODATA" : strerror(err),
+		      ibk_strerror(rc));
+		check(ibk_gid_table_find(&d.port->gids, &v6, IBK_GID_TYPE_ANY,
+					 NULL) == IBK_ENOENT,
+		      "cache: find-by-GID of the removed address: IBK_ENOENT");
+	} else {
+		check(false, "cache: the IPv6 address GID was in the table before removal");
+	}
+	for (i = 0, moved = 0; i < 64 && (uint32_t)i < d.gid_len; i++) {
+		if (i == idx6 || ibk_gid_is_zero(&before_del[i].gid))
+			continue;
+		if (ibk_gid_table_get(&d.port->gids, (uint32_t)i, &e) != IBK_OK ||
+		    !ibk_gid_equal(&e.gid, &before_del[i].gid))
+			moved++;
+	}
+	check(moved == 0,
+	      "cache: no other GID changed index when the address went (%d moved)",
+	      moved);
+
+	/* A link flap: down drops the address GIDs and the tables mean
+	 * nothing; up brings the addresses back, maybe elsewhere. */
+	snprintf(args, sizeof(args), "link set %s down", netdev);
+	step(&d, &st, "link down", args);
+	rc = ibk_gid_table_get(&d.port->gids, 0, &e);
+	check(rc == IBK_ENOTREADY && st.port_err > 0,
+	      "cache: link down: PORT_ERR seen (%u), reads answer %s",
+	      st.port_err, ibk_strerror(rc));
+	if (read_gids(&d, d.gids, NULL) == 0) {
+		char list[256] = "";
+		unsigned left = 0;
+		uint32_t j;
+
+		for (j = 0; j < d.gid_len; j++) {
+			size_t len = strlen(list);
+
+			if (ibk_gid_is_zero(&d.gids[j].gid))
+				continue;
+			left++;
+			snprintf(list + len, sizeof(list) - len, " [%u] %s", j,
+				 gid_text(&d.gids[j].gid, t));
+		}
+		note("cache: while the link is down the kernel's table holds %u GIDs:%s",
+		     left, list);
+	}
+	snprintf(args, sizeof(args), "link set %s up", netdev);
+	step(&d, &st, "link up", args);
+	check(st.port_active > 0 && compare_with_device(&d, true) == CMP_EQUAL,
+	      "cache: link up: PORT_ACTIVE seen (%u), cache equals the device",
+	      st.port_active);
+	check_found_at_device_index(&d, &v4, "after the link flap");
+
+	note("cache: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u, other %u); %u comparisons: %u equal, %u port-down agreements, %u superseded, %u differ; %u refills, %u refused (IBK_ESTALE) and redone; %.1f s",
+	     st.events, st.gid_change, st.port_err, st.port_active, st.other,
+	     st.compared, st.equal, st.down_agrees, st.superseded, st.differs,
+	     d.refills, d.refills_refused, now_s() - t0);
+	check(st.differs == 0 && st.compared == st.events,
+	      "cache: %u of %u comparisons after events agree with the device",
+	      st.equal + st.down_agrees + st.superseded, st.compared);
+	return checks_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * gids: the kernel's GID table against the library's derivation
+ * ------------------------------------------------------------------------ */
+
+#define MAX_DERIVED 32
+
+struct derived {
+	struct ibk_gid gid;
+	char from[64];
+	unsigned seen;
+};
+
+static unsigned add_derived(struct derived *d, unsigned n,
+			    const struct ibk_gid *gid, const char *from)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (ibk_gid_equal(&d[i].gid, gid))
+			return n;	/* an EUI-64 link-local equals the MAC's */
+	if (n == MAX_DERIVED)
+		return n;
+	d[n].gid = *gid;
+	snprintf(d[n].from, sizeof(d[n].from), "%s", from);
+	d[n].seen = 0;
+	return n + 1;
+}
+
+/* NETDEV's IPv4 addresses, with `ip -4 -o addr show`. */
+static unsigned derive_ipv4(const char *netdev, struct derived *d, unsigned n)
+{
+	char cmd[160], line[256];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s -4 -o addr show dev %s", ip_tool(),
+		 netdev);
+	p = popen(cmd, "r");
+	if (!p)
+		return n;
+	while (fgets(line, sizeof(line), p)) {
+		char *s = strstr(line, " inet "), from[64];
+		struct ibk_gid g;
+		char addr[32];
+
+		if (!s || sscanf(s, " inet %31[0-9.]", addr) != 1)
+			continue;
+		snprintf(from, sizeof(from), "IPv4 %s", addr);
+		g = gid_of_ipv4_text(addr);
+		n = add_derived(d, n, &g, from);
+	}
+	pclose(p);
+	return n;
+}
+
+/* NETDEV's IPv6 addresses, from /proc/net/if_inet6, skipping those DAD
+ * has not finished with (the kernel lists only usable addresses). */
+static unsigned derive_ipv6(const char *netdev, struct derived *d, unsigned n)
+{
+	char hex[33], name[IFNAMSIZ + 1], line[256];
+	unsigned ifindex, plen, scope, flags;
+	FILE *f = fopen("/proc/net/if_inet6", "r");
+
+	if (!f)
+		return n;
+	while (fgets(line, sizeof(line), f)) {
+		struct ibk_gid g;
+		char text[IBK_GID_STRLEN], from[80];
+		int i;
+
+		if (sscanf(line, "%32s %x %x %x %x %16s", hex, &ifindex, &plen,
+			   &scope, &flags, name) != 6 ||
+		    strcmp(name, netdev) != 0 || (flags & 0x48))
+			continue;	/* IFA_F_TENTATIVE | IFA_F_DADFAILED */
+		for (i = 0; i < 16; i++) {
+			unsigned byte;
+
+			sscanf(hex + 2 * i, "%2x", &byte);
+			g.raw[i] = (uint8_t)byte;
+		}
+		snprintf(from, sizeof(from), "IPv6 %s", gid_text(&g, text));
+		n = add_derived(d, n, &g, from);
+	}
+	fclose(f);
+	return n;
+}
+
+/* sysfs's text for one entry: gids/N, gid_attrs/types/N, gid_attrs/ndevs/N. */
+static bool sysfs_entry(const char *dev, uint32_t i, char *gid, char *type,
+			char *ndev)
+{
+	const char *what[3] = { "gids", "gid_attrs/types", "gid_attrs/ndevs" };
+	char *out[3] = { gid, type, ndev };
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		char path[160];
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/%d/%s/%u", dev,
+			 PORT_NUM, what[k], i);
+		out[k][0] = '\0';
+		f = fopen(path, "r");
+		if (!f)
+			return false;
+		if (!fgets(out[k], 64, f))
+			out[k][0] = '\0';
+		fclose(f);
+		out[k][strcspn(out[k], "\n")] = '\0';
+	}
+	return true;
+}
+
+static int cmd_gids(const char *devname, const char *netdev)
+{
+	struct derived want[MAX_DERIVED];
+	struct ibk_gid_entry *table;
+	uint32_t *ifindex, i, entries = 0, matched = 0, sysfs_ok = 0;
+	unsigned n = 0, k, missing = 0, v4 = 0, v6 = 0;
+	unsigned netdev_index = if_nametoindex(netdev);
+	uint8_t mac[6];
+	char t[IBK_GID_STRLEN], from[64];
+	struct dev d;
+	int err;
+
+	if (dev_open(&d, devname))
+		return EXIT_CANNOT_RUN;
+	if (read_mac(netdev, mac) != 0)
+		return cannot_run("read the MAC of %s", netdev);
+	{
+		struct ibk_gid g = ibk_gid_from_mac(mac);
+
+		snprintf(from, sizeof(from), "MAC %02x:%02x:%02x:%02x:%02x:%02x",
+			 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		n = add_derived(want, n, &g, from);
+	}
+	n = derive_ipv4(netdev, want, n);
+	n = derive_ipv6(netdev, want, n);
+	table = calloc(d.gid_len, sizeof(*table));
+	ifindex = calloc(d.gid_len, sizeof(*ifindex));
+	if (!table || !ifindex)
+		return cannot_run("out of memory");
+	err = read_gids(&d, table, ifindex);
+	if (err)
+		return cannot_run("ibv_query_gid_ex: %s", strerror(err));
+
+	check(ibk_gid_equal(&table[0].gid, &want[0].gid),
+	      "gids: gid[0] %s is the GID the library derives from the %s",
+	      gid_text(&table[0].gid, t), want[0].from);
+	for (i = 0; i < d.gid_len; i++) {
+		char sg[64], sty[64], snd[64], sysfs_gid_text[64];
+		struct ibk_gid sysfs_gid;
+		bool ok = false;
+
+		if (ibk_gid_is_zero(&table[i].gid))
+			continue;
+		entries++;
+		for (k = 0; k < n; k++) {
+			if (!ibk_gid_equal(&want[k].gid, &table[i].gid))
+				continue;
+			want[k].seen++;
+			ok = table[i].type == IBK_GID_TYPE_ROCE_V2 &&
+			     ifindex[i] == netdev_index;
+			note("gids:   [%u] %s RoCE v%d ifindex %u <- %s", i,
+			     gid_text(&table[i].gid, t),
+			     table[i].type == IBK_GID_TYPE_ROCE_V2 ? 2 : 1,
+			     ifindex[i], want[k].from);
+			v4 += strncmp(want[k].from, "IPv4", 4) == 0;
+			v6 += strncmp(want[k].from, "IPv6", 4) == 0;
+			break;
+		}
+		if (k == n)
+			note("gids:   [%u] %s: derived from nothing on %s", i,
+			     gid_text(&table[i].gid, t), netdev);
+		matched += ok;
+		/* sysfs, where `ibkeys port` reads, says the same */
+		if (sysfs_entry(devname, i, sg, sty, snd) &&
+		    ibk_gid_pton(sg, &sysfs_gid) == 0 &&
+		    ibk_gid_equal(&sysfs_gid, &table[i].gid) &&
+		    strcmp(sty, "RoCE v2") == 0 && strcmp(snd, netdev) == 0 &&
+		    strcmp(ibk_gid_ntop_full(&table[i].gid, sysfs_gid_text),
+			   sg) == 0)
+			sysfs_ok++;
+	}
+	for (k = 0; k < n; k++)
+		if (want[k].seen != 1) {
+			missing++;
+			note("gids: %s (%s) appears %u times in the kernel's table",
+			     gid_text(&want[k].gid, t), want[k].from,
+			     want[k].seen);
+		}
+	note("gids: kernel %u entries, library derived %u (MAC 1, IPv4 %u, IPv6 %u): %u equal, %u derived but absent or repeated",
+	     entries, n, v4, v6, matched, missing);
+	check(matched == entries && missing == 0 && entries == n,
+	      "gids: every kernel entry is one the library derives from %s's MAC and addresses, RoCE v2 on %s, and every derived GID is there once (%u of %u)",
+	      netdev, netdev, matched, entries);
+	check(sysfs_ok == entries,
+	      "gids: sysfs gids/N (full form of ibk_gid_ntop_full), gid_attrs/types/N and gid_attrs/ndevs/N agree for %u of %u entries",
+	      sysfs_ok, entries);
+	free(table);
+	free(ifindex);
+	return checks_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * ud: UD packets between two soft-RoCE ports, verdicts against the kernel
+ * ------------------------------------------------------------------------ */
+
+#define UD_SEND_ADDR	"192.0.2.1"	/* what tests/vm/init gives the ports */
+#define UD_RECV_ADDR	"192.0.2.2"
+#define UD_PAYLOAD	32
+#define UD_BUF		(40 + 256)	/* a UD receive starts with the GRH */
+#define ROCE_V2_PORT	4791
+
+struct ud_end {
+	struct dev d;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static struct ibv_qp *ud_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			    ibk_qkey_t qkey, int *err)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.qp_type = IBV_QPT_UD;
+	qp = ibv_create_qp(pd, &ia);
+	if (!qp) {
+		*err = errno;
+		return NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = PORT_NUM;
+	a.qkey = qkey;
+	*err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				     IBV_QP_PORT | IBV_QP_QKEY);
+	if (*err)
+		return qp;
+	a.qp_state = IBV_QPS_RTR;
+	*err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	if (*err)
+		return qp;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	*err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	return qp;
+}
+
+static int set_qkey(struct ibv_qp *qp, ibk_qkey_t qkey)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qkey = qkey;
+	return ibv_modify_qp(qp, &a, IBV_QP_QKEY);
+}
+
+static int ud_end_open(struct ud_end *u, const char *name)
+{
+	int err;
+
+	if (dev_open(&u->d, name))
+		return -1;
+	u->pd = ibv_alloc_pd(u->d.ctx);
+	u->cq = u->pd ? ibv_create_cq(u->d.ctx, 64, NULL, NULL, 0) : NULL;
+	u->buf = calloc(16, UD_BUF);
+	u->mr = u->pd && u->buf ? ibv_reg_mr(u->pd, u->buf, 16 * UD_BUF,
+					      IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!u->mr || !u->cq)
+		return cannot_run("PD, CQ or MR on %s: %s", name,
+				  strerror(errno));
+	u->qp = ud_qp(u->pd, u->cq, 0x1234, &err);
+	if (!u->qp || err)
+		return cannot_run("UD QP to RTS on %s: %s", name,
+				  strerror(err));
+	return 0;
+}
+
+/* Waits until @deadline for one completion of @opcode on @cq. */
+static bool wait_cqe(struct ibv_cq *cq, enum ibv_wc_opcode opcode,
+		     double deadline, struct ibv_wc *out)
+{
+	do {
+		struct ibv_wc wc;
+
+		while (ibv_poll_cq(cq, 1, &wc) == 1) {
+			if (wc.opcode == opcode ||
+			    (opcode == IBV_WC_RECV && (wc.opcode & IBV_WC_RECV))) {
+				*out = wc;
+				return true;
+			}
+		}
+		sleep_ms(2);
+	} while (now_s() < deadline);
+	return false;
+}
+
+static uint32_t qkey_viol_cntr(const struct dev *d)
+{
+	struct ibv_port_attr attr;
+
+	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
+		return UINT32_MAX;
+	return attr.qkey_viol_cntr;
+}
+
+/* An AF_PACKET socket on @netdev: what arrives there, before IP sees it. */
+static int capture_open(const char *netdev)
+{
+	struct sockaddr_ll sll;
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
+
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex(netdev);
+	if (bind(s, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+static void capture_drain(int s)
+{
+	uint8_t buf[2048];
+
+	while (recv(s, buf, sizeof(buf), 0) > 0)
+		;
+}
+
+/* The BTH and DETH of the next RoCE v2 packet over IPv4 to QP @qpn. */
+static bool capture_ud(int s, uint32_t qpn, double deadline, uint8_t hdr[20])
+{
+	uint8_t buf[2048];
+
+	while (now_s() < deadline) {
+		struct pollfd p = { s, POLLIN, 0 };
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		const uint8_t *ip, *udp;
+		ssize_t n;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		n = recvfrom(s, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &fl);
+		if (n < 14 + 20 + 8 + 20 || from.sll_pkttype == PACKET_OUTGOING ||
+		    buf[12] != 0x08 || buf[13] != 0x00)
+			continue;
+		ip = buf + 14;
+		if (ip[9] != 17 || 14 + (ip[0] & 0x0f) * 4 + 8 + 20 > n)
+			continue;
+		udp = ip + (ip[0] & 0x0f) * 4;
+		if ((udp[2] << 8 | udp[3]) != ROCE_V2_PORT ||
+		    ibk_bth_dest_qp(udp + 8) != qpn)
+			continue;
+		memcpy(hdr, udp + 8, 20);
+		return true;
+	}
+	return false;
+}
+
+struct ud_case {
+	const char *what;
+	bool to_qp1;
+	bool unprivileged;	/* sent by a process running as uid 65534 */
+	ibk_qkey_t send_qkey;	/* the sender's QP context */
+	ibk_qkey_t wr_qkey;	/* the work request's remote_qkey */
+	ibk_qkey_t recv_qkey;	/* the receiving QP's (QP1: 0x80010000) */
+};
+
+/* What each case sends is named by its inputs, not by what should happen:
+ * the library and the kernel each say that. */
+static const struct ud_case ud_cases[] = {
+	{ "free WR key = receiver's", false, false,
+	  0x00005555, 0x00001234, 0x00001234 },
+	{ "free WR key != receiver's", false, false,
+	  0x00005555, 0x00001234, 0x00004321 },
+	{ "controlled WR key, QP key = receiver's", false, false,
+	  0x00004321, 0x80000000, 0x00004321 },
+	{ "controlled WR key, QP key != receiver's", false, false,
+	  0x00001111, 0x80000000, 0x00004321 },
+	{ "receiver's controlled key in the WR only", false, false,
+	  0x00005555, 0x80000001, 0x80000001 },
+	{ "receiver's controlled key in WR and QP", false, false,
+	  0x80000001, 0x80000001, 0x80000001 },
+	{ "to QP1, free WR key", true, false,
+	  0x00005555, 0x00001234, IBK_QKEY_GSI },
+	{ "to QP1, GSI key in the WR only", true, false,
+	  0x00004321, 0x80010000, IBK_QKEY_GSI },
+	{ "to QP1, GSI key in the QP, controlled WR key", true, false,
+	  0x80010000, 0x80000000, IBK_QKEY_GSI },
+	{ "to QP1, GSI key in WR and QP", true, false,
+	  0x80010000, 0x80010000, IBK_QKEY_GSI },
+	{ "to QP1 from uid 65534, GSI key in the WR only", true, true,
+	  0x00004321, 0x80010000, IBK_QKEY_GSI },
+};
+#define N_UD_CASES (sizeof(ud_cases) / sizeof(ud_cases[0]))
+
+struct ud_tally {
+	unsigned sent, captured, select_agree, wr_as_is, verdict_agree;
+	unsigned counter_agree, kernel_accept, kernel_drop;
+};
+
+/* Posts one signalled SEND and waits for its completion. 0 or -1. */
+static int ud_send(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mr *mr,
+		   uint8_t *buf, struct ibv_ah *ah, uint32_t qpn,
+		   ibk_qkey_t wr_qkey, unsigned n)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+
+	snprintf((char *)buf, UD_PAYLOAD, "ibkeys ud case %u", n);
+	sge.addr = (uintptr_t)buf;
+	sge.length = UD_PAYLOAD;
+	sge.lkey = mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = n;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = wr_qkey;
+	if (ibv_post_send(qp, &wr, &bad) != 0 ||
+	    !wait_cqe(cq, IBV_WC_SEND, now_s() + 3, &wc) ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	return 0;
+}
+
+/* The same send from a child process running as uid 65534, on its own
+ * QP, PD and address handle. 0 or -1. */
+static int ud_send_unprivileged(const char *devname, const struct ibv_ah_attr *aa,
+				const struct ud_case *c, uint32_t qpn, unsigned n)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct ibv_context *ctx;
+		struct ibv_pd *pd;
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		struct ibv_mr *mr;
+		struct ibv_ah *ah;
+		static uint8_t buf[UD_BUF];
+		struct ibv_ah_attr attr = *aa;
+		int err;
+
+		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+		    setuid(65534) != 0)
+			_exit(3);
+		ctx = open_by_name(devname);
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+		mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+		ah = pd ? ibv_create_ah(pd, &attr) : NULL;
+		qp = cq ? ud_qp(pd, cq, c->send_qkey, &err) : NULL;
+		if (!qp || err || !mr || !ah)
+			_exit(4);
+		_exit(ud_send(qp, cq, mr, buf, ah, qpn, c->wr_qkey, n) ? 5 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
+		   const struct ibv_ah_attr *aa, int cap, unsigned n,
+		   struct ud_tally *tl)
+{
+	const struct ud_case *c = &ud_cases[n];
+	uint32_t qpn = c->to_qp1 ? 1 : r->qp->qp_num;
+	uint8_t hdr[20], want_bth[12] = { 0 }, want_deth[8] = { 0 };
+	struct ibv_recv_wr rwr, *bad_r;
+	struct ibv_sge rsge;
+	struct ibv_wc wc;
+	struct ibk_qp_keys qk;
+	enum ibk_rx_verdict lib, kern;
+	uint32_t before, after;
+	uint16_t lib_before, lib_after, idx = 0;
+	ibk_pkey_t send_pkey = 0;
+	ibk_qkey_t wire, selected;
+	bool delivered = false, send_ok, wire_explained;
+	const char *send_side;
+	double t;
+
+	if ((!c->unprivileged && set_qkey(s->qp, c->send_qkey)) ||
+	    (!c->to_qp1 && set_qkey(r->qp, c->recv_qkey))) {
+		check(false, "ud: %s: set the QPs' Q_Keys: %s", c->what,
+		      strerror(errno));
+		return;
+	}
+	capture_drain(cap);
+	before = qkey_viol_cntr(&r->d);
+	lib_before = ibk_counter16_read(&r->d.port->qkey_violations);
+	if (!c->to_qp1) {
+		memset(&rwr, 0, sizeof(rwr));
+		rsge.addr = (uintptr_t)(r->buf + n * UD_BUF);
+		rsge.length = UD_BUF;
+		rsge.lkey = r->mr->lkey;
+		rwr.wr_id = n;
+		rwr.sg_list = &rsge;
+		rwr.num_sge = 1;
+		ibv_post_recv(r->qp, &rwr, &bad_r);
+	}
+	if (c->unprivileged)
+		send_ok = ud_send_unprivileged(s->d.name, aa, c, qpn, n) == 0;
+	else
+		send_ok = ud_send(s->qp, s->cq, s->mr, s->buf, ah, qpn,
+				  c->wr_qkey, n) == 0;
+	if (!send_ok) {
+		check(false, "ud: %s: the send completes", c->what);
+		return;
+	}
+	tl->sent++;
+	if (!capture_ud(cap, qpn, now_s() + 3, hdr)) {
+		check(false, "ud: %s: the packet reaches the receiver's netdev",
+		      c->what);
+		return;
+	}
+	tl->captured++;
+
+	/* Send side: the keys the library would put in the headers. The
+	 * kernel's soft-RoCE fills the DETH from the work request as it is,
+	 * where IBA (and ibk_qkey_select()) take the QP context's Q_Key for
+	 * a controlled one: that difference is expected, anything else not. */
+	ibk_pkey_table_get(&s->d.port->pkeys, 0, &send_pkey);
+	ibk_tx_fill_keys(want_bth, want_deth, send_pkey, c->wr_qkey,
+			 c->send_qkey);
+	wire = ibk_deth_qkey(hdr + 12);
+	selected = ibk_qkey_select(c->wr_qkey, c->send_qkey);
+	if (wire == selected) {
+		tl->select_agree++;
+		send_side = "as ibk_qkey_select()";
+		wire_explained = true;
+	} else {
+		wire_explained = wire == c->wr_qkey &&
+				 ibk_qkey_is_controlled(c->wr_qkey);
+		tl->wr_as_is += wire_explained;
+		send_side = wire_explained ?
+			"the WR's controlled key as is; ibk_qkey_select() (IBA) takes the QP's" :
+			"UNEXPLAINED";
+	}
+
+	/* Receive side: the library's verdict on the captured header. */
+	if (c->to_qp1) {
+		lib = ibk_port_rx_gsi(r->d.port, hdr, hdr + 12, &idx);
+	} else {
+		qk.type = IBK_QPT_UD;
+		qk.pkey = 0;
+		qk.pkey_index = 0;
+		qk.qkey = c->recv_qkey;
+		lib = ibk_port_rx(r->d.port, &qk, hdr, hdr + 12);
+	}
+	lib_after = ibk_counter16_read(&r->d.port->qkey_violations);
+
+	/* The kernel's: delivered (a receive completion carrying this
+	 * case's payload), or not, and the port's Q_Key violation counter.
+	 * QP1's completions go to the MAD layer: there the counter alone
+	 * tells. */
+	if (!c->to_qp1) {
+		delivered = wait_cqe(r->cq, IBV_WC_RECV,
+				     now_s() + (lib == IBK_RX_ACCEPT ? 3 : 1),
+				     &wc) && wc.status == IBV_WC_SUCCESS;
+		if (delivered) {
+			char want[UD_PAYLOAD];
+
+			snprintf(want, sizeof(want), "ibkeys ud case %u", n);
+			delivered = strcmp((char *)r->buf + wc.wr_id * UD_BUF + 40,
+					   want) == 0;
+		}
+	}
+	t = now_s() + 1;
+	do {
+		after = qkey_viol_cntr(&r->d);
+		if (after != before || lib == IBK_RX_ACCEPT ||
+		    (!c->to_qp1 && delivered))
+			break;
+		sleep_ms(20);
+	} while (now_s() < t);
+	if (after - before == 0 && (c->to_qp1 || delivered))
+		kern = IBK_RX_ACCEPT;
+	else if (after - before == 1 && !delivered)
+		kern = IBK_RX_DROP_QKEY;
+	else
+		kern = IBK_RX_DROP_MALFORMED;	/* neither: no verdict */
+	tl->kernel_accept += kern == IBK_RX_ACCEPT;
+	tl->kernel_drop += kern == IBK_RX_DROP_QKEY;
+	tl->verdict_agree += lib == kern;
+	tl->counter_agree += (uint32_t)(lib_after - lib_before) ==
+			     after - before;
+	check(wire_explained && ibk_bth_pkey(hdr) == ibk_bth_pkey(want_bth) &&
+	      lib == kern && (uint32_t)(lib_after - lib_before) == after - before,
+	      "ud: %s: QP 0x%08x WR 0x%08x -> wire Q_Key 0x%08x P_Key 0x%04x (%s: 0x%08x); at QP%s %u (0x%08x): library %s, kernel %s (%s, qkey_viol_cntr %u -> %u, library's counter +%u)",
+	      c->what, c->send_qkey, c->wr_qkey, wire, ibk_bth_pkey(hdr),
+	      send_side, selected, c->to_qp1 ? "" : " number", qpn, c->recv_qkey,
+	      ibk_rx_verdict_name(lib),
+	      kern == IBK_RX_DROP_MALFORMED ? "no clear verdict" :
+	      ibk_rx_verdict_name(kern),
+	      c->to_qp1 ? "QP1: delivery shows in the counter only" :
+	      delivered ? "delivered" : "not delivered", before, after,
+	      (unsigned)(uint16_t)(lib_after - lib_before));
+}
+
+static int cmd_ud(const char *send_dev, const char *recv_dev,
+		  const char *recv_netdev)
+{
+	struct ibk_gid sgid = gid_of_ipv4_text(UD_SEND_ADDR);
+	struct ibk_gid dgid = gid_of_ipv4_text(UD_RECV_ADDR);
+	struct ud_end s, r;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ud_tally tl;
+	char path[160];
+	int sidx, cap;
+	unsigned i;
+	double t0 = now_s();
+
+	memset(&tl, 0, sizeof(tl));
+	if (ud_end_open(&s, send_dev) || ud_end_open(&r, recv_dev))
+		return EXIT_CANNOT_RUN;
+	sidx = device_gid_index(&s.d, &sgid);
+	if (sidx < 0 || device_gid_index(&r.d, &dgid) < 0)
+		return cannot_run("ud: %s and %s need the GIDs of %s and %s",
+				  send_dev, recv_dev, UD_SEND_ADDR,
+				  UD_RECV_ADDR);
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	memcpy(aa.grh.dgid.raw, dgid.raw, 16);
+	aa.grh.sgid_index = (uint8_t)sidx;
+	aa.grh.hop_limit = 64;
+	aa.port_num = PORT_NUM;
+	ah = ibv_create_ah(s.pd, &aa);
+	if (!ah)
+		return cannot_run("ud: ibv_create_ah to %s: %s", UD_RECV_ADDR,
+				  strerror(errno));
+	cap = capture_open(recv_netdev);
+	if (cap < 0)
+		return cannot_run("ud: packet socket on %s: %s", recv_netdev,
+				  strerror(errno));
+
+	/* Where rxe shows the Q_Key violation counter: PortInfo's
+	 * QKeyViolations reaches user space through ibv_query_port() only. */
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/counters",
+		 recv_dev, PORT_NUM);
+	note("ud: %s: %s; qkey_viol_cntr read with ibv_query_port()", path,
+	     access(path, F_OK) == 0 ? "present" :
+	     "absent (rxe has no PMA counters; hw_counters has no Q_Key counter)");
+	note("ud: %s QP %u (GID index %d, %s) -> %s QP %u and QP1 (%s), captured on %s",
+	     send_dev, s.qp->qp_num, sidx, UD_SEND_ADDR, recv_dev,
+	     r.qp->qp_num, UD_RECV_ADDR, recv_netdev);
+	for (i = 0; i < N_UD_CASES; i++)
+		ud_one(&s, &r, ah, &aa, cap, i, &tl);
+	note("ud: %zu cases, %u sent, %u captured; send side: wire Q_Key as ibk_qkey_select() %u, the WR's controlled key sent as is %u; receive: library and kernel verdicts agree %u (kernel accepted %u, dropped %u for the Q_Key), violation counters agree %u; %.1f s",
+	     N_UD_CASES, tl.sent, tl.captured, tl.select_agree, tl.wr_as_is,
+	     tl.verdict_agree, tl.kernel_accept, tl.kernel_drop,
+	     tl.counter_agree, now_s() - t0);
+	check(tl.verdict_agree == N_UD_CASES && tl.counter_agree == N_UD_CASES,
+	      "ud: the library's receive verdict on each captured packet is the kernel's (%u of %zu), and so is its Q_Key violation count",
+	      tl.verdict_agree, N_UD_CASES);
+	close(cap);
+	return checks_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * qkey: who may put a controlled Q_Key into a QP context
+ * ------------------------------------------------------------------------ */
+
+static const ibk_qkey_t priv_keys[] = {
+	0x00000000, 0x00001234, 0x7fffffff, 0x80000000, 0x8000ffff,
+	0x80010000, 0x8fffffff, 0x90000000, 0xffffffff,
+};
+#define N_PRIV_KEYS (sizeof(priv_keys) / sizeof(priv_keys[0]))
+
+/* One rdma netlink request about the system settings; @mode < 0 asks for
+ * them. Returns the kernel's privileged-qkey mode (0, 1), or -errno, or
+ * -ENOTSUP if the kernel has no such setting. */
+static int privileged_qkey_mode(int mode)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct nlattr na;
+		uint8_t value[4];
+	} req;
+	union {
+		struct nlmsghdr nh;
+		uint8_t raw[8192];
+	} resp;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	int result = -ENOTSUP;
+	int op = mode < 0 ? RDMA_NLDEV_CMD_SYS_GET : RDMA_NLDEV_CMD_SYS_SET;
+	ssize_t n;
+
+	if (s < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	/* the macro does not parenthesise its arguments */
+	req.nh.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op);
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.nh.nlmsg_seq = 1;
+	req.nh.nlmsg_len = NLMSG_LENGTH(0);
+	if (mode >= 0) {
+		req.na.nla_type = RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE;
+		req.na.nla_len = NLA_HDRLEN + 1;
+		req.value[0] = (uint8_t)mode;
+		req.nh.nlmsg_len = NLMSG_LENGTH(NLA_HDRLEN + 4);
+	}
+	if (sendto(s, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0) {
+		result = -errno;
+		close(s);
+		return result;
+	}
+	while ((n = recv(s, &resp, sizeof(resp), 0)) > 0) {
+		size_t off = 0;
+
+		while (off + NLMSG_HDRLEN <= (size_t)n) {
+			struct nlmsghdr *h = (struct nlmsghdr *)(resp.raw + off);
+
+			if (h->nlmsg_len < NLMSG_HDRLEN ||
+			    off + h->nlmsg_len > (size_t)n)
+				break;
+			off += NLMSG_ALIGN(h->nlmsg_len);
+
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (e->error)
+					result = e->error;
+				else if (mode >= 0)
+					result = mode;
+				close(s);
+				return result;
+			}
+			if (h->nlmsg_type == NLMSG_DONE)
+				break;
+			{
+				struct nlattr *a = (struct nlattr *)NLMSG_DATA(h);
+				int alen = (int)(h->nlmsg_len - NLMSG_HDRLEN);
+
+				while (alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+				       a->nla_len <= alen) {
+					if ((a->nla_type & NLA_TYPE_MASK) ==
+					    RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE)
+						result = *((uint8_t *)a + NLA_HDRLEN);
+					alen -= NLA_ALIGN(a->nla_len);
+					a = (struct nlattr *)((uint8_t *)a +
+							      NLA_ALIGN(a->nla_len));
+				}
+			}
+		}
+	}
+	close(s);
+	return result;
+}
+
+/*
+ * In a child running as @uid: for each key, a new UD QP taken RESET ->
+ * INIT with it, and a QP in RTS given it with a QKEY-only modify. Writes
+ * 2 * N_PRIV_KEYS errno values (0 = accepted) to @fd.
+ */
+static void qkey_child(const char *devname, uid_t uid, int fd)
+{
+	int res[2 * N_PRIV_KEYS];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	unsigned i;
+
+	if (uid != 0 && (setgroups(0, NULL) != 0 || setgid(uid) != 0 ||
+			 setuid(uid) != 0 || geteuid() != uid))
+		_exit(3);
+	ctx = open_by_name(devname);
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	cq = pd ? ibv_create_cq(ctx, 8, NULL, NULL, 0) : NULL;
+	if (!cq)
+		_exit(4);
+	for (i = 0; i < N_PRIV_KEYS; i++) {
+		struct ibv_qp *qp;
+		int err;
+
+		qp = ud_qp(pd, cq, priv_keys[i], &err);
+		res[i] = qp ? err : -1;
+		if (qp)
+			ibv_destroy_qp(qp);
+		qp = ud_qp(pd, cq, 0x00001234, &err);
+		res[N_PRIV_KEYS + i] = qp && !err ? set_qkey(qp, priv_keys[i]) : -1;
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+	if (write(fd, res, sizeof(res)) != (ssize_t)sizeof(res))
+		_exit(5);
+	_exit(0);
+}
+
+static int qkey_run(const char *devname, uid_t uid, int res[2 * N_PRIV_KEYS])
+{
+	int fds[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(fds) != 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		qkey_child(devname, uid, fds[1]);
+	}
+	close(fds[1]);
+	n = read(fds[0], res, 2 * N_PRIV_KEYS * sizeof(int));
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return n == (ssize_t)(2 * N_PRIV_KEYS * sizeof(int)) ? 0 :
+	       -(WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+}
+
+static int cmd_qkey(const char *devname)
+{
+	static const uid_t uids[2] = { 0, 65534 };
+	int mode0 = privileged_qkey_mode(-1), mode, m, u;
+	unsigned lib_agree_iba = 0, lib_agree_policy = 0, kernel_as_promised = 0;
+	unsigned total = 0, refused_unpriv = 0;
+
+	note("qkey: the kernel's privileged-qkey setting (rdma netlink): %s",
+	     mode0 >= 0 ? (mode0 ? "on" : "off") : strerror(-mode0));
+	for (m = 0; m < 2; m++) {
+		mode = mode0;
+		if (m == 1) {
+			if (mode0 < 0)
+				break;
+			mode = privileged_qkey_mode(1);
+			if (!check(mode == 1,
+				   "qkey: `privileged-qkey on` over rdma netlink: %s",
+				   mode < 0 ? strerror(-mode) : "set"))
+				break;
+		}
+		for (u = 0; u < 2; u++) {
+			int res[2 * N_PRIV_KEYS], rc;
+			unsigned i, agree = 0, refused = 0;
+			bool priv = uids[u] == 0;
+
+			rc = qkey_run(devname, uids[u], res);
+			if (!check(rc == 0, "qkey: QPs of %s as uid %u", devname,
+				   (unsigned)uids[u]))
+				continue;
+			for (i = 0; i < 2 * N_PRIV_KEYS; i++) {
+				ibk_qkey_t k = priv_keys[i % N_PRIV_KEYS];
+				bool kernel_ok = res[i] == 0;
+				bool promised = !ibk_qkey_is_controlled(k) ||
+						priv || mode == 1;
+
+				total++;
+				refused += !kernel_ok;
+				kernel_as_promised += kernel_ok == promised &&
+					(kernel_ok || res[i] == EPERM);
+				lib_agree_iba += kernel_ok ==
+						 ibk_qkey_may_set(k, priv);
+				lib_agree_policy += kernel_ok ==
+					ibk_qkey_may_set(k, priv || mode == 1);
+				agree += kernel_ok ==
+					 ibk_qkey_may_set(k, priv || mode == 1);
+				if (i < N_PRIV_KEYS || res[i] != res[i - N_PRIV_KEYS])
+					note("qkey:   uid %u, privileged-qkey %s, 0x%08x at %s: kernel %s, ibk_qkey_may_set(key, %s) %s",
+					     (unsigned)uids[u], mode ? "on" : "off", k,
+					     i < N_PRIV_KEYS ? "RESET->INIT" : "RTS",
+					     kernel_ok ? "accepts" : strerror(res[i]),
+					     priv ? "true" : "false",
+					     ibk_qkey_may_set(k, priv) ? "may" : "may not");
+			}
+			if (!priv && mode == 0)
+				refused_unpriv += refused;
+			check(agree == 2 * N_PRIV_KEYS,
+			      "qkey: uid %u, privileged-qkey %s: the kernel accepts %u and refuses %u of %zu modifies (QP creation and RTS), each as ibk_qkey_may_set(key, %s) says",
+			      (unsigned)uids[u], mode ? "on" : "off",
+			      2 * (unsigned)N_PRIV_KEYS - refused, refused,
+			      2 * N_PRIV_KEYS,
+			      priv ? "true: root" :
+			      mode ? "true: the administrator's setting" :
+				     "false");
+		}
+	}
+	if (mode0 >= 0 && mode0 != privileged_qkey_mode(-1))
+		check(privileged_qkey_mode(mode0) == mode0,
+		      "qkey: privileged-qkey set back to %s",
+		      mode0 ? "on" : "off");
+	note("qkey: %u modifies: the kernel did as its setting promises %u, agreed with ibk_qkey_may_set(key, uid == 0) %u, with ibk_qkey_may_set(key, uid == 0 || privileged-qkey on) %u; an unprivileged caller was refused %u controlled keys (EPERM)",
+	     total, kernel_as_promised, lib_agree_iba, lib_agree_policy,
+	     refused_unpriv);
+	check(kernel_as_promised == total,
+	      "qkey: the kernel refuses controlled Q_Keys to uid 65534 with EPERM exactly when privileged-qkey is off (%u of %u)",
+	      kernel_as_promised, total);
+	return checks_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * main
+ * ------------------------------------------------------------------------ */
+
+static int usage(void)
+{
+	fputs("usage: rxe_check cache DEV NETDEV\n"
+	      "       rxe_check gids DEV NETDEV\n"
+	      "       rxe_check ud SEND_DEV RECV_DEV RECV_NETDEV\n"
+	      "       rxe_check qkey DEV\n", stderr);
+	return EXIT_CANNOT_RUN;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "cache") == 0)
+		return cmd_cache(argv[2], argv[3]);
+	if (argc == 4 && strcmp(argv[1], "gids") == 0)
+		return cmd_gids(argv[2], argv[3]);
+	if (argc == 5 && strcmp(argv[1], "ud") == 0)
+		return cmd_ud(argv[2], argv[3], argv[4]);
+	if (argc == 3 && strcmp(argv[1], "qkey") == 0)
+		return cmd_qkey(argv[2]);
+	return usage();
+}
