@@ -1094,9 +1094,10 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 /*
  * BTH OpCode bits 4-0: the operation (IBA 9.2 table 38, libibverbs
  * <infiniband/opcode.h>). An opcode is a transport ORed with one of these;
- * RC has every one, UC the SENDs and RDMA WRITEs, RD all but the
- * invalidates, FLUSH and ATOMIC WRITE, UD SEND ONLY with or without
- * immediate. FLUSH and ATOMIC WRITE are RC only (IBA 1.5, rxe_opcode.c).
+ * RC has every one listed here, UC the SENDs and RDMA WRITEs, RD all but
+ * the invalidates, FLUSH and ATOMIC WRITE, UD SEND ONLY with or without
+ * immediate. FLUSH and ATOMIC WRITE are RC only, and newer than the rest
+ * (rxe_opcode.c has them, Wireshark 4.0 does not).
  */
 #define IBK_OPCODE_OP_MASK		0x1f
 #define IBK_OP_SEND_FIRST		0x00
@@ -1949,6 +1950,14 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
  * MTU and the DMA length) are the caller's, as are FLUSH's rules: a FLUSH
  * is refused as an invalid request. Where rxe and the rules differ, the
  * comments say which one the library follows.
+ *
+ *	struct ibk_mem_request req;
+ *	enum ibk_mem_verdict v = ibk_mem_request_parse(qp.type, bth, &req);
+ *
+ *	if (v == IBK_MEM_OK)	// the object at ibk_rkey_index(req.rkey)
+ *		v = ibk_mem_check(&qp, &req, lookup(ibk_rkey_index(req.rkey)));
+ *	if (ibk_mem_verdict_nak(v))
+ *		send_nak(ibk_mem_verdict_nak(v));	// 0x61 or 0x62
  * ------------------------------------------------------------------------ */
 
 typedef uint32_t ibk_rkey_t;	/* an L_Key or R_Key: index << 8 | key byte */
@@ -2657,8 +2666,9 @@ ibk_mr_rereg(struct ibk_mem_attr *mr, const struct ibk_mem_attr *next)
  * A REG_MR work request (fast register) on region *@mr, posted on a QP in
  * protection domain @qp_pd, with the key, access, address and length of
  * @next (rxe_reg_fast_mr()): IBK_MEMOP_ERR_KEY unless *@mr is a live
- * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR_FAST; IBK_MEMOP_ERR_STATE unless it is FREE (a valid region
- * must be invalidated first); IBK_MEMOP_ERR_PD unless @qp_pd is its PD;
+ * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR_FAST;
+ * IBK_MEMOP_ERR_STATE unless it is FREE (a valid region must be
+ * invalidated first); IBK_MEMOP_ERR_PD unless @qp_pd is its PD;
  * IBK_MEMOP_ERR_INDEX if next->rkey names another index (the consumer
  * owns only the key byte); IBK_MEMOP_ERR_ACCESS if next->access breaks
  * ibk_access_reg_ok(). Else applies them, makes it VALID and returns

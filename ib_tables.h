@@ -2451,6 +2451,13 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
  * Memory: the caller's, IBK_MR_CELLS(C) 40-byte cells for a table of
  * capacity C (1 to 2^24, the key's index space): 80 bytes per object.
  * Keys whose index is C or more name no object.
+ *
+ *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
+ *	static struct ibk_mr_table mrs;
+ *
+ *	ibk_mr_table_init(&mrs, cells, 4096);
+ *	ibk_mr_table_register(&mrs, &mr);	// 0, or the rule refusing
+ *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, verdicts, n);
  * ------------------------------------------------------------------------ */
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)

@@ -37,7 +37,8 @@
 static unsigned diags;
 
 /* A failing case's detail, at most MAX_DIAG of them per program. */
-#define DIAG(...) do { if (diags++ < MAX_DIAG) tap_diag(__VA_ARGS__); } while (0)
+#define DIAG(...) \
+	do { if (diags++ < MAX_DIAG) tap_diag(__VA_ARGS__); } while (0)
 
 /* ------------------------------------------------------------------------
  * Key format (FACTS-access.md 2.1)
@@ -133,7 +134,8 @@ static void test_access(void)
 	       IBK_ACCESS_ON_DEMAND == IBV_ACCESS_ON_DEMAND &&
 	       IBK_ACCESS_HUGETLB == IBV_ACCESS_HUGETLB &&
 	       IBK_ACCESS_RELAXED_ORDERING == IBV_ACCESS_RELAXED_ORDERING &&
-	       (int)IBK_MEM_MW1 == (int)IBV_MW_TYPE_1 && (int)IBK_MEM_MW2 == (int)IBV_MW_TYPE_2,
+	       (int)IBK_MEM_MW1 == (int)IBV_MW_TYPE_1 &&
+	       (int)IBK_MEM_MW2 == (int)IBV_MW_TYPE_2,
 	       "access flags and window types equal this host's verbs.h");
 #endif
 

@@ -36,9 +36,11 @@ static struct ibk_mr_table table;
 static struct ibk_mem_attr model[CAP];
 static unsigned long diags;
 
-#define DIAG(...) do { if (diags++ < MAX_DIAG) tap_diag(__VA_ARGS__); } while (0)
+#define DIAG(...) \
+	do { if (diags++ < MAX_DIAG) tap_diag(__VA_ARGS__); } while (0)
 
-static bool same_attr(const struct ibk_mem_attr *a, const struct ibk_mem_attr *b)
+static bool same_attr(const struct ibk_mem_attr *a,
+		      const struct ibk_mem_attr *b)
 {
 	return a->addr == b->addr && a->length == b->length &&
 	       a->rkey == b->rkey && a->pd == b->pd && a->access == b->access &&
