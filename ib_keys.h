@@ -1055,7 +1055,8 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 }
 
 /* ------------------------------------------------------------------------
- * Wire layouts (IBA 7.7 LRH, 8.3 GRH, 9.2 BTH, 9.3 DETH), all big-endian
+ * Wire layouts (IBA 7.7 LRH, 8.3 GRH, 9.2 BTH, 9.3 DETH, RETH, AtomicETH,
+ * IETH, AETH), all big-endian
  *
  * Getters take a pointer to the start of their header, setters likewise;
  * any alignment. A setter changes only its own field's bits and ignores
@@ -1089,6 +1090,48 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 
 /* The BTH TVer every receiver accepts (IBA 9.2; rxe hdr_check()). */
 #define IBK_BTH_TVER			0
+
+/*
+ * BTH OpCode bits 4-0: the operation (IBA 9.2 table 38, libibverbs
+ * <infiniband/opcode.h>). An opcode is a transport ORed with one of these;
+ * RC has every one listed here, UC the SENDs and RDMA WRITEs, RD all but
+ * the invalidates, FLUSH and ATOMIC WRITE, UD SEND ONLY with or without
+ * immediate. FLUSH and ATOMIC WRITE are RC only, and newer than the rest
+ * (rxe_opcode.c has them, Wireshark 4.0 does not).
+ */
+#define IBK_OPCODE_OP_MASK		0x1f
+#define IBK_OP_SEND_FIRST		0x00
+#define IBK_OP_SEND_MIDDLE		0x01
+#define IBK_OP_SEND_LAST		0x02
+#define IBK_OP_SEND_LAST_IMM		0x03
+#define IBK_OP_SEND_ONLY		0x04
+#define IBK_OP_SEND_ONLY_IMM		0x05
+#define IBK_OP_RDMA_WRITE_FIRST		0x06
+#define IBK_OP_RDMA_WRITE_MIDDLE	0x07
+#define IBK_OP_RDMA_WRITE_LAST		0x08
+#define IBK_OP_RDMA_WRITE_LAST_IMM	0x09
+#define IBK_OP_RDMA_WRITE_ONLY		0x0a
+#define IBK_OP_RDMA_WRITE_ONLY_IMM	0x0b
+#define IBK_OP_RDMA_READ_REQUEST	0x0c
+#define IBK_OP_RDMA_READ_RESPONSE_FIRST	0x0d
+#define IBK_OP_RDMA_READ_RESPONSE_MIDDLE 0x0e
+#define IBK_OP_RDMA_READ_RESPONSE_LAST	0x0f
+#define IBK_OP_RDMA_READ_RESPONSE_ONLY	0x10
+#define IBK_OP_ACKNOWLEDGE		0x11
+#define IBK_OP_ATOMIC_ACKNOWLEDGE	0x12
+#define IBK_OP_COMPARE_SWAP		0x13
+#define IBK_OP_FETCH_ADD		0x14
+#define IBK_OP_SEND_LAST_INV		0x16
+#define IBK_OP_SEND_ONLY_INV		0x17
+#define IBK_OP_FLUSH			0x1c
+#define IBK_OP_ATOMIC_WRITE		0x1d
+
+/* Extension headers after the BTH (IBA 9.3; rxe_hdr.h). */
+#define IBK_RETH_LEN		16	/* VA @0, R_Key @8, DMA length @12 */
+#define IBK_ATOMICETH_LEN	28	/* VA @0, R_Key @8, swap/add @12, compare @20 */
+#define IBK_IETH_LEN		4	/* R_Key to invalidate */
+#define IBK_AETH_LEN		4	/* syndrome @0, MSN @1-3 */
+#define IBK_IMMDT_LEN		4	/* immediate data */
 
 /*
  * LRH, 8 bytes: byte 0 VL(4) LVer(4); byte 1 SL(4) reserved(2) LNH(2);
@@ -1445,6 +1488,222 @@ static inline void ibk_deth_set_src_qp(void *deth, uint32_t qpn)
 	ibk__store_be24((uint8_t *)deth + 5, qpn);
 }
 
+/*
+ * Which opcodes carry which extension header (IBA 9.2 table 38, as
+ * Linux rxe_opcode.c and Wireshark's dissector list them): one bit per
+ * operation, one mask per transport, RC, UC, RD and UD in that order; CNP
+ * and the vendor ranges carry none. A RETH or AtomicETH follows the BTH
+ * directly in RC and UC packets; in RD packets it follows the RDETH and
+ * DETH, and in FLUSH the 4-byte FETH.
+ */
+#define IBK__OPBIT(op)	(1u << (op))
+#define IBK__OPS_RETH_RC (IBK__OPBIT(IBK_OP_RDMA_WRITE_FIRST) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_REQUEST))
+#define IBK__OPS_ATOMICETH (IBK__OPBIT(IBK_OP_COMPARE_SWAP) | \
+	IBK__OPBIT(IBK_OP_FETCH_ADD))
+#define IBK__OPS_AETH (IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_FIRST) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_LAST) | \
+	IBK__OPBIT(IBK_OP_RDMA_READ_RESPONSE_ONLY) | \
+	IBK__OPBIT(IBK_OP_ACKNOWLEDGE) | \
+	IBK__OPBIT(IBK_OP_ATOMIC_ACKNOWLEDGE))
+#define IBK__OPS_IMMDT (IBK__OPBIT(IBK_OP_SEND_LAST_IMM) | \
+	IBK__OPBIT(IBK_OP_SEND_ONLY_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_LAST_IMM) | \
+	IBK__OPBIT(IBK_OP_RDMA_WRITE_ONLY_IMM))
+
+/* True if bit (opcode & 31) of ops[transport] is set, for RC, UC, RD, UD. */
+static inline bool ibk__opcode_in(uint8_t opcode, const uint32_t ops[4])
+{
+	unsigned transport = (unsigned)opcode >> 5;
+
+	return transport < 4 &&
+	       ((ops[transport & 3] >> (opcode & IBK_OPCODE_OP_MASK)) & 1u);
+}
+
+/* True if @opcode carries a RETH: RDMA WRITE FIRST and ONLY (with or
+ * without immediate) of RC, UC and RD, RDMA READ request of RC and RD,
+ * and RC FLUSH (after its FETH) and ATOMIC WRITE. */
+static inline bool ibk_opcode_has_reth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_RETH_RC | IBK__OPBIT(IBK_OP_FLUSH) |
+		IBK__OPBIT(IBK_OP_ATOMIC_WRITE),
+		IBK__OPS_RETH_RC & ~IBK__OPBIT(IBK_OP_RDMA_READ_REQUEST),
+		IBK__OPS_RETH_RC, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an AtomicETH: COMPARE SWAP and FETCH ADD of RC
+ * and RD. */
+static inline bool ibk_opcode_has_atomiceth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_ATOMICETH, 0, IBK__OPS_ATOMICETH, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an IETH: RC SEND LAST and SEND ONLY with
+ * invalidate. */
+static inline bool ibk_opcode_has_ieth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPBIT(IBK_OP_SEND_LAST_INV) |
+		IBK__OPBIT(IBK_OP_SEND_ONLY_INV), 0, 0, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries an AETH: RC and RD acknowledgements and the
+ * first, last and only RDMA READ responses (the middle one has none). */
+static inline bool ibk_opcode_has_aeth(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_AETH, 0, IBK__OPS_AETH, 0,
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* True if @opcode carries immediate data: the SEND and RDMA WRITE LAST
+ * and ONLY "with immediate" of RC, UC and RD, and UD SEND ONLY with
+ * immediate. */
+static inline bool ibk_opcode_has_immdt(uint8_t opcode)
+{
+	static const uint32_t ops[4] = {
+		IBK__OPS_IMMDT, IBK__OPS_IMMDT, IBK__OPS_IMMDT,
+		IBK__OPBIT(IBK_OP_SEND_ONLY_IMM),
+	};
+
+	return ibk__opcode_in(opcode, ops);
+}
+
+/* RETH, 16 bytes: virtual address @0-7; R_Key @8-11; DMA length @12-15. */
+
+/* The remote virtual address an RDMA READ or WRITE starts at. */
+static inline uint64_t ibk_reth_va(const void *reth)
+{
+	return ibk__load_be64((const uint8_t *)reth);
+}
+
+static inline void ibk_reth_set_va(void *reth, uint64_t va)
+{
+	ibk__store_be64((uint8_t *)reth, va);
+}
+
+/* The R_Key naming the remote memory region or window. */
+static inline uint32_t ibk_reth_rkey(const void *reth)
+{
+	return ibk__load_be32((const uint8_t *)reth + 8);
+}
+
+static inline void ibk_reth_set_rkey(void *reth, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)reth + 8, rkey);
+}
+
+/* The length in bytes of the whole RDMA READ or WRITE. */
+static inline uint32_t ibk_reth_dma_len(const void *reth)
+{
+	return ibk__load_be32((const uint8_t *)reth + 12);
+}
+
+static inline void ibk_reth_set_dma_len(void *reth, uint32_t len)
+{
+	ibk__store_be32((uint8_t *)reth + 12, len);
+}
+
+/*
+ * AtomicETH, 28 bytes: virtual address @0-7; R_Key @8-11; swap (or add)
+ * data @12-19; compare data @20-27. VA and R_Key sit where the RETH has
+ * them.
+ */
+
+/* The remote virtual address of the 8-byte atomic operand. */
+static inline uint64_t ibk_atomiceth_va(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm);
+}
+
+static inline void ibk_atomiceth_set_va(void *atm, uint64_t va)
+{
+	ibk__store_be64((uint8_t *)atm, va);
+}
+
+/* The R_Key naming the remote memory region or window. */
+static inline uint32_t ibk_atomiceth_rkey(const void *atm)
+{
+	return ibk__load_be32((const uint8_t *)atm + 8);
+}
+
+static inline void ibk_atomiceth_set_rkey(void *atm, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)atm + 8, rkey);
+}
+
+/* COMPARE SWAP's swap value, FETCH ADD's addend. */
+static inline uint64_t ibk_atomiceth_swap_add(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm + 12);
+}
+
+static inline void ibk_atomiceth_set_swap_add(void *atm, uint64_t v)
+{
+	ibk__store_be64((uint8_t *)atm + 12, v);
+}
+
+/* COMPARE SWAP's compare value. */
+static inline uint64_t ibk_atomiceth_compare(const void *atm)
+{
+	return ibk__load_be64((const uint8_t *)atm + 20);
+}
+
+static inline void ibk_atomiceth_set_compare(void *atm, uint64_t v)
+{
+	ibk__store_be64((uint8_t *)atm + 20, v);
+}
+
+/* IETH, 4 bytes: the R_Key a SEND with invalidate invalidates. */
+static inline uint32_t ibk_ieth_rkey(const void *ieth)
+{
+	return ibk__load_be32((const uint8_t *)ieth);
+}
+
+static inline void ibk_ieth_set_rkey(void *ieth, uint32_t rkey)
+{
+	ibk__store_be32((uint8_t *)ieth, rkey);
+}
+
+/* AETH, 4 bytes: syndrome @0 (see "Memory keys" for its codes); MSN @1-3. */
+
+/* The syndrome: ACK, RNR NAK or NAK and its code. */
+static inline uint8_t ibk_aeth_syndrome(const void *aeth)
+{
+	return ((const uint8_t *)aeth)[0];
+}
+
+static inline void ibk_aeth_set_syndrome(void *aeth, uint8_t syndrome)
+{
+	((uint8_t *)aeth)[0] = syndrome;
+}
+
+/* Message sequence number (24 bits): the responder's count of messages. */
+static inline uint32_t ibk_aeth_msn(const void *aeth)
+{
+	return ibk__load_be24((const uint8_t *)aeth + 1);
+}
+
+static inline void ibk_aeth_set_msn(void *aeth, uint32_t msn)
+{
+	ibk__store_be24((uint8_t *)aeth + 1, msn);
+}
+
 /* ------------------------------------------------------------------------
  * Per-packet checks (no table: the caller resolved the QP's P_Key)
  * ------------------------------------------------------------------------ */
@@ -1675,6 +1934,954 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 		}
 	}
 	return ibk__count_zero(verdicts, n);
+}
+
+/* ------------------------------------------------------------------------
+ * Memory keys (IBA 10.6: L_Key, R_Key, memory regions and windows)
+ *
+ * An L_Key or R_Key names a memory region (MR) or a memory window (MW)
+ * and decides who may touch which of its bytes: every RDMA READ, WRITE
+ * and ATOMIC carries one in its RETH or AtomicETH, and the responder
+ * checks it against the object before it moves a byte. A key is the
+ * object's 24-bit index and an 8-bit key byte; the responder finds the
+ * object by the index and then compares all 32 bits (Linux soft-RoCE
+ * lookup_mr(), rxe_lookup_mw()), so the key byte is a generation: a key
+ * kept from before a re-registration or a re-bind misses. The consumer
+ * owns only the key byte (ibv_inc_rkey(), fast-register, type 2 bind).
+ *
+ * Everything here is a pure function of values: a region's or window's
+ * attributes (struct ibk_mem_attr), a request parsed from the wire, a
+ * QP's protection domain and access flags. Each returns a verdict naming
+ * the rule that decided, in the order the Linux soft-RoCE driver (rxe)
+ * applies them, with the NAK an RC responder sends and the completion
+ * status the requester then sees. ib_tables.h keeps the attributes in a
+ * lock-free table and checks bursts of requests against it.
+ *
+ * Limits: the responder check covers the key, the protection domain, the
+ * window's QP, the access bits, the state, the bounds and atomic
+ * alignment, and the QP-level rules in front of them (the QP's access
+ * flags, the 2^31 DMA length limit). The checks that need the QP's
+ * running state (PSN, responder resources, payload length against the
+ * MTU and the DMA length) are the caller's, as are FLUSH's rules: a FLUSH
+ * is refused as an invalid request. Where rxe and the rules differ, the
+ * comments say which one the library follows.
+ *
+ *	struct ibk_mem_request req;
+ *	enum ibk_mem_verdict v = ibk_mem_request_parse(qp.type, bth, &req);
+ *
+ *	if (v == IBK_MEM_OK)	// the object at ibk_rkey_index(req.rkey)
+ *		v = ibk_mem_check(&qp, &req, lookup(ibk_rkey_index(req.rkey)));
+ *	if (ibk_mem_verdict_nak(v))
+ *		send_nak(ibk_mem_verdict_nak(v));	// 0x61 or 0x62
+ * ------------------------------------------------------------------------ */
+
+typedef uint32_t ibk_rkey_t;	/* an L_Key or R_Key: index << 8 | key byte */
+
+#define IBK_RKEY_INDEX_MAX	0x00ffffffu
+
+/* The key of object @index (bits above 24 ignored) with key byte
+ * @key_byte: index << 8 | key byte (rxe_mr_init(), rxe_alloc_mw()). */
+static inline ibk_rkey_t ibk_rkey_make(uint32_t index, uint8_t key_byte)
+{
+	return (index & IBK_RKEY_INDEX_MAX) << 8 | key_byte;
+}
+
+/* The object index a key names: its upper 24 bits. */
+static inline uint32_t ibk_rkey_index(ibk_rkey_t key)
+{
+	return key >> 8;
+}
+
+/* The consumer-owned key byte: the low 8 bits. */
+static inline uint8_t ibk_rkey_byte(ibk_rkey_t key)
+{
+	return (uint8_t)key;
+}
+
+/*
+ * The next key of the same object: the key byte plus one, 0xff wrapping
+ * to 0x00, the index kept, exactly what libibverbs' ibv_inc_rkey()
+ * returns. It never equals @key, so a key taken before a re-bind or
+ * re-registration misses; it comes back after 256 steps.
+ */
+static inline ibk_rkey_t ibk_rkey_next(ibk_rkey_t key)
+{
+	return (key & ~0xffu) | ((key + 1u) & 0xffu);
+}
+
+/* Access flags, numbered as enum ibv_access_flags (rdma-core verbs.h). */
+#define IBK_ACCESS_LOCAL_WRITE		0x001u
+#define IBK_ACCESS_REMOTE_WRITE		0x002u
+#define IBK_ACCESS_REMOTE_READ		0x004u
+#define IBK_ACCESS_REMOTE_ATOMIC	0x008u
+#define IBK_ACCESS_MW_BIND		0x010u
+#define IBK_ACCESS_ZERO_BASED		0x020u
+#define IBK_ACCESS_ON_DEMAND		0x040u
+#define IBK_ACCESS_HUGETLB		0x080u
+#define IBK_ACCESS_FLUSH_GLOBAL		0x100u
+#define IBK_ACCESS_FLUSH_PERSISTENT	0x200u
+#define IBK_ACCESS_RELAXED_ORDERING	0x100000u	/* first optional bit */
+
+/* What a request asks of a region: one of these three. */
+#define IBK_ACCESS_REMOTE	(IBK_ACCESS_REMOTE_READ | \
+				 IBK_ACCESS_REMOTE_WRITE | \
+				 IBK_ACCESS_REMOTE_ATOMIC)
+
+/* The flags a window may carry (ibv_bind_mw(3)). */
+#define IBK_ACCESS_MW_FLAGS	(IBK_ACCESS_REMOTE | IBK_ACCESS_ZERO_BASED)
+
+/*
+ * The registration rule: false if @access grants remote write or remote
+ * atomic without local write, which ibv_reg_mr(3) refuses (kernel
+ * ib_check_mr_access()); local read is always granted. The same rule
+ * binds a window's remote write or atomic to its MR's local write
+ * (C10-74).
+ */
+static inline bool ibk_access_reg_ok(uint32_t access)
+{
+	unsigned needs_local = (access & (IBK_ACCESS_REMOTE_WRITE |
+					  IBK_ACCESS_REMOTE_ATOMIC)) != 0;
+
+	return (needs_local & ~access & IBK_ACCESS_LOCAL_WRITE) == 0;
+}
+
+/*
+ * True if @granted includes every bit of @requested: requested is a
+ * subset of granted. Newer rxe compares this way (lookup_mr(),
+ * rxe_lookup_mw()); older rxe accepted any one bit in common, which
+ * passed a request whose bits were only partly granted.
+ */
+static inline bool ibk_access_allows(uint32_t granted, uint32_t requested)
+{
+	return (requested & ~granted) == 0;
+}
+
+/*
+ * The first failing check, branch-free: @failed has bit i set when check
+ * i (in the order they are made) fails; returns @first + i for the lowest
+ * such i, or @ok when none fails. The bit is isolated and its index
+ * looked up by multiplying with a de Bruijn sequence: no builtin, which
+ * some freestanding targets would turn into a libgcc call.
+ */
+static inline unsigned ibk__first_failure(uint32_t failed, unsigned ok,
+					  unsigned first)
+{
+	static const uint8_t index_of[32] = {
+		0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+		31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9,
+	};
+	uint32_t lowest = failed & (0u - failed);
+	unsigned i = index_of[(uint32_t)(lowest * 0x077cb531u) >> 27];
+
+	return failed ? first + i : ok;
+}
+
+/* Why an access range is, or is not, inside a region. */
+enum ibk_range_verdict {
+	IBK_RANGE_IN = 0,		/* base <= iova, iova + len <= end */
+	IBK_RANGE_REGION_WRAPS,		/* base + region length past 2^64 - 1 */
+	IBK_RANGE_WRAPS,		/* iova + length past 2^64 - 1 */
+	IBK_RANGE_BELOW,		/* iova below the region's base */
+	IBK_RANGE_BEYOND,		/* iova + length past the region's end */
+};
+
+/* Constant name of a range verdict; "unknown" outside the enum. */
+static inline const char *ibk_range_verdict_name(enum ibk_range_verdict v)
+{
+	switch (v) {
+	case IBK_RANGE_IN:		return "in";
+	case IBK_RANGE_REGION_WRAPS:	return "region-wraps";
+	case IBK_RANGE_WRAPS:		return "wraps";
+	case IBK_RANGE_BELOW:		return "below";
+	case IBK_RANGE_BEYOND:		return "beyond";
+	default:			return "unknown";
+	}
+}
+
+/*
+ * Where [@iova, @iova + @length) lies against the region [@base, @base +
+ * @region_length), computed exactly: a sum that does not fit in 64 bits
+ * (one that reaches 2^64 included) is refused as a wrap, never compared
+ * after wrapping. That is the fix the rxe overflow series (May 2026)
+ * makes: rxe's mr_check_range() tests iova + length > base + length in
+ * u64, so iova 0xfffffffffffffc00 with length 0x400 sums to 0 and passed.
+ * A zero-length range is inside when base <= iova <= end. In order:
+ * IBK_RANGE_REGION_WRAPS, IBK_RANGE_WRAPS, IBK_RANGE_BELOW,
+ * IBK_RANGE_BEYOND, else IBK_RANGE_IN. Branch-free.
+ */
+static inline enum ibk_range_verdict
+ibk_mem_range_check(uint64_t iova, uint64_t length, uint64_t base,
+		    uint64_t region_length)
+{
+	uint64_t end = iova + length;
+	uint64_t region_end = base + region_length;
+	uint32_t failed = (uint32_t)(region_end < base) |
+			  (uint32_t)(end < iova) << 1 |
+			  (uint32_t)(iova < base) << 2 |
+			  (uint32_t)(end > region_end) << 3;
+
+	return (enum ibk_range_verdict)ibk__first_failure(
+		failed, IBK_RANGE_IN, IBK_RANGE_REGION_WRAPS);
+}
+
+/* True iff [@iova, @iova + @length) lies in [@base, @base +
+ * @region_length) with neither sum wrapping: ibk_mem_range_check() says
+ * IBK_RANGE_IN. The same four comparisons, without the reason. */
+static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
+				    uint64_t base, uint64_t region_length)
+{
+	uint64_t end = iova + length;
+	uint64_t region_end = base + region_length;
+
+	return ((region_end < base) | (end < iova) | (iova < base) |
+		(end > region_end)) == 0;
+}
+
+/*
+ * AETH syndrome (IBA 9.7.5; rxe_hdr.h): bit 7 reserved, bits 6-5 the
+ * type, bits 4-0 its value: an ACK's credit count (0x1f unlimited), an
+ * RNR NAK's timer, a NAK's code.
+ */
+#define IBK_AETH_TYPE_MASK		0xe0u	/* reserved bit included, as rxe */
+#define IBK_AETH_VALUE_MASK		0x1fu
+#define IBK_AETH_ACK			0x00u
+#define IBK_AETH_RNR_NAK		0x20u
+#define IBK_AETH_NAK			0x60u
+#define IBK_AETH_ACK_UNLIMITED		0x1fu	/* ACK, no credit limit */
+#define IBK_NAK_PSN_SEQUENCE		0x60u	/* PSN sequence error */
+#define IBK_NAK_INVALID_REQUEST		0x61u
+#define IBK_NAK_REMOTE_ACCESS		0x62u
+#define IBK_NAK_REMOTE_OPERATIONAL	0x63u
+#define IBK_NAK_INVALID_RD_REQUEST	0x64u
+
+/* True for an ACK syndrome (type 0). */
+static inline bool ibk_aeth_is_ack(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_ACK;
+}
+
+/* True for an RNR NAK (type 1): the responder had no receive WQE. */
+static inline bool ibk_aeth_is_rnr_nak(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_RNR_NAK;
+}
+
+/* True for a NAK (type 3); ibk_aeth_value() is its code. */
+static inline bool ibk_aeth_is_nak(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_NAK;
+}
+
+/* Bits 4-0: credit count, RNR timer or NAK code. */
+static inline uint8_t ibk_aeth_value(uint8_t syndrome)
+{
+	return (uint8_t)(syndrome & IBK_AETH_VALUE_MASK);
+}
+
+/* Work completion status, numbered as enum ibv_wc_status (verbs.h). */
+enum ibk_wc_status {
+	IBK_WC_SUCCESS = 0,
+	IBK_WC_LOC_QP_OP_ERR = 2,
+	IBK_WC_MW_BIND_ERR = 6,
+	IBK_WC_BAD_RESP_ERR = 7,
+	IBK_WC_REM_INV_REQ_ERR = 9,
+	IBK_WC_REM_ACCESS_ERR = 10,
+	IBK_WC_REM_OP_ERR = 11,
+	IBK_WC_RETRY_EXC_ERR = 12,
+	IBK_WC_RNR_RETRY_EXC_ERR = 13,
+};
+
+/*
+ * The status a requester completes the WQE with once @syndrome answered
+ * it (rxe_comp.c check_ack()): IBK_WC_SUCCESS for an ACK; for a NAK
+ * 0x61 IBK_WC_REM_INV_REQ_ERR, 0x62 IBK_WC_REM_ACCESS_ERR, any other
+ * code but 0x60 IBK_WC_REM_OP_ERR. An RNR NAK and a PSN sequence NAK make
+ * it retry: IBK_WC_RNR_RETRY_EXC_ERR and IBK_WC_RETRY_EXC_ERR are what it
+ * ends with if the retries run out. The reserved type gives
+ * IBK_WC_BAD_RESP_ERR (the library's choice: rxe fails the WQE without
+ * naming a status).
+ */
+static inline enum ibk_wc_status ibk_aeth_wc_status(uint8_t syndrome)
+{
+	if (ibk_aeth_is_ack(syndrome))
+		return IBK_WC_SUCCESS;
+	if (ibk_aeth_is_rnr_nak(syndrome))
+		return IBK_WC_RNR_RETRY_EXC_ERR;
+	if (!ibk_aeth_is_nak(syndrome))
+		return IBK_WC_BAD_RESP_ERR;
+	switch (syndrome) {
+	case IBK_NAK_PSN_SEQUENCE:	return IBK_WC_RETRY_EXC_ERR;
+	case IBK_NAK_INVALID_REQUEST:	return IBK_WC_REM_INV_REQ_ERR;
+	case IBK_NAK_REMOTE_ACCESS:	return IBK_WC_REM_ACCESS_ERR;
+	default:			return IBK_WC_REM_OP_ERR;
+	}
+}
+
+/* What a key names: numbered as ibv_mw_type for the windows. */
+enum ibk_mem_kind {
+	IBK_MEM_MR = 0,		/* registered region (ibv_reg_mr) */
+	IBK_MEM_MW1 = 1,	/* type 1 window, bound by ibv_bind_mw() */
+	IBK_MEM_MW2 = 2,	/* type 2 window, bound by a BIND_MW WR */
+	IBK_MEM_MR_FAST = 3,	/* fast-register region (ibv_alloc_mr) */
+};
+
+/* Object states, as rxe names them. */
+enum ibk_mem_state {
+	IBK_MEM_INVALID = 0,	/* no object: never allocated, or freed */
+	IBK_MEM_FREE = 1,	/* allocated, not usable: unbound type 2
+				 * window, unregistered or invalidated
+				 * fast-register region */
+	IBK_MEM_VALID = 2,	/* usable */
+};
+
+/*
+ * A region's or window's attributes, as a responder keeps them. Remote
+ * addresses are iovas in [addr, addr + length), or offsets in [0, length)
+ * when access has IBK_ACCESS_ZERO_BASED; a window's addr is where it
+ * starts in its MR. A type 1 window of length 0 is unbound.
+ */
+struct ibk_mem_attr {
+	uint64_t addr;
+	uint64_t length;
+	ibk_rkey_t rkey;	/* R_Key (rxe: the L_Key too) */
+	uint32_t pd;		/* protection domain, any handle */
+	uint32_t access;	/* IBK_ACCESS_* granted */
+	uint32_t qpn;		/* type 2 window: the QP it is bound to */
+	uint32_t mr_index;	/* window: the index of the MR it is bound to */
+	uint32_t windows;	/* region: windows bound to it */
+	uint8_t kind;		/* enum ibk_mem_kind */
+	uint8_t state;		/* enum ibk_mem_state */
+};
+
+/* What the responder check needs of the QP a request arrived on. */
+struct ibk_mem_qp {
+	enum ibk_qp_type type;	/* IBK_QPT_RC or IBK_QPT_UC */
+	uint32_t qpn;
+	uint32_t pd;
+	uint32_t access;	/* qp_access_flags: IBK_ACCESS_REMOTE_* */
+};
+
+/* What a request asks for, from its BTH and RETH or AtomicETH. */
+struct ibk_mem_request {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t length;	/* RETH DMA length; 8 for an atomic */
+	uint32_t access;	/* IBK_ACCESS_REMOTE_*; 0: no R_Key to check */
+	uint8_t opcode;
+	bool atomic;		/* ATOMIC or ATOMIC WRITE: 8-aligned, no
+				 * zero-length exemption */
+};
+
+/* The responder's verdict on a request, first failing check first. */
+enum ibk_mem_verdict {
+	IBK_MEM_OK = 0,		/* access granted, or a 0-byte READ/WRITE */
+	IBK_MEM_NO_RKEY,	/* the opcode carries no R_Key to check */
+	IBK_MEM_DROP_HEADER,	/* ibk_rx_check_header() refused it */
+	IBK_MEM_ERR_OPCODE,	/* FLUSH: not covered here (NAK 0x61) */
+	IBK_MEM_ERR_QP_ACCESS,	/* QP's access flags lack the op (0x61) */
+	IBK_MEM_ERR_LENGTH,	/* RETH DMA length above 2^31 (0x61) */
+	IBK_MEM_ERR_KEY,	/* no object, or not this key (0x62) */
+	IBK_MEM_ERR_PD,		/* object in another PD (0x62) */
+	IBK_MEM_ERR_WINDOW_QP,	/* type 2 window of another QP (0x62) */
+	IBK_MEM_ERR_UNBOUND,	/* window of length 0 (0x62) */
+	IBK_MEM_ERR_ACCESS,	/* op not granted by the object (0x62) */
+	IBK_MEM_ERR_STATE,	/* object not VALID (0x62) */
+	IBK_MEM_ERR_RANGE,	/* bytes outside the object (0x62) */
+	IBK_MEM_ERR_ALIGN,	/* atomic address not 8-aligned (0x61) */
+};
+
+/* Constant name of a responder verdict; "unknown" outside the enum. */
+static inline const char *ibk_mem_verdict_name(enum ibk_mem_verdict v)
+{
+	switch (v) {
+	case IBK_MEM_OK:		return "ok";
+	case IBK_MEM_NO_RKEY:		return "no-rkey";
+	case IBK_MEM_DROP_HEADER:	return "drop-header";
+	case IBK_MEM_ERR_OPCODE:	return "err-opcode";
+	case IBK_MEM_ERR_QP_ACCESS:	return "err-qp-access";
+	case IBK_MEM_ERR_LENGTH:	return "err-length";
+	case IBK_MEM_ERR_KEY:		return "err-key";
+	case IBK_MEM_ERR_PD:		return "err-pd";
+	case IBK_MEM_ERR_WINDOW_QP:	return "err-window-qp";
+	case IBK_MEM_ERR_UNBOUND:	return "err-unbound";
+	case IBK_MEM_ERR_ACCESS:	return "err-access";
+	case IBK_MEM_ERR_STATE:		return "err-state";
+	case IBK_MEM_ERR_RANGE:		return "err-range";
+	case IBK_MEM_ERR_ALIGN:		return "err-align";
+	default:			return "unknown";
+	}
+}
+
+/*
+ * The AETH syndrome an RC responder answers a verdict with (rxe_resp.c
+ * rxe_responder()): 0 for none (IBK_MEM_OK, IBK_MEM_NO_RKEY, and the
+ * silent IBK_MEM_DROP_HEADER); IBK_NAK_INVALID_REQUEST for the opcode,
+ * QP access, length and alignment errors ("class C", QP to error);
+ * IBK_NAK_REMOTE_ACCESS for every R_Key violation. A UC responder sends
+ * nothing and drops the message instead.
+ */
+static inline uint8_t ibk_mem_verdict_nak(enum ibk_mem_verdict v)
+{
+	switch (v) {
+	case IBK_MEM_OK:
+	case IBK_MEM_NO_RKEY:
+	case IBK_MEM_DROP_HEADER:
+		return 0;
+	case IBK_MEM_ERR_OPCODE:
+	case IBK_MEM_ERR_QP_ACCESS:
+	case IBK_MEM_ERR_LENGTH:
+	case IBK_MEM_ERR_ALIGN:
+		return IBK_NAK_INVALID_REQUEST;
+	default:
+		return IBK_NAK_REMOTE_ACCESS;
+	}
+}
+
+/*
+ * The status an RC requester completes its WQE with after this verdict:
+ * that of the NAK sent (ibk_aeth_wc_status()), IBK_WC_SUCCESS when none
+ * is, and IBK_WC_RETRY_EXC_ERR for a silent drop, which the requester
+ * retransmits until its retry count runs out.
+ */
+static inline enum ibk_wc_status
+ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
+{
+	uint8_t nak = ibk_mem_verdict_nak(v);
+
+	if (v == IBK_MEM_DROP_HEADER)
+		return IBK_WC_RETRY_EXC_ERR;
+	return nak ? ibk_aeth_wc_status(nak) : IBK_WC_SUCCESS;
+}
+
+/*
+ * What a request's opcode asks of the object its R_Key names, by opcode
+ * for RC (0x00-0x1f) and UC (0x20-0x3f); nothing for any other. The low
+ * four bits are the access it needs (IBK_ACCESS_REMOTE_*); IBK__MEM_ATOMIC
+ * marks an 8-byte atomic, IBK__MEM_FLUSH the FLUSH this check refuses.
+ */
+#define IBK__MEM_W	IBK_ACCESS_REMOTE_WRITE
+#define IBK__MEM_R	IBK_ACCESS_REMOTE_READ
+#define IBK__MEM_A	(IBK_ACCESS_REMOTE_ATOMIC | IBK__MEM_ATOMIC)
+#define IBK__MEM_AW	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_ATOMIC)
+#define IBK__MEM_ATOMIC	0x10u
+#define IBK__MEM_FLUSH	0x20u
+
+static inline unsigned ibk__mem_op_class(uint8_t opcode)
+{
+	static const uint8_t cls[64] = {
+		/* RC: SENDs 0x00-0x05, WRITE FIRST 0x06, MIDDLE, LAST,
+		 * LAST_IMM, ONLY 0x0a, ONLY_IMM, READ 0x0c, responses and
+		 * ACKs 0x0d-0x12, COMPARE SWAP 0x13, FETCH ADD 0x14, ...,
+		 * FLUSH 0x1c, ATOMIC WRITE 0x1d */
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
+		0, 0, IBK__MEM_W, IBK__MEM_W, IBK__MEM_R, 0, 0, 0,
+		0, 0, 0, IBK__MEM_A, IBK__MEM_A, 0, 0, 0,
+		0, 0, 0, 0, IBK__MEM_FLUSH, IBK__MEM_AW, 0, 0,
+		/* UC: WRITE FIRST 0x26, ONLY 0x2a, ONLY_IMM 0x2b */
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
+		0, 0, IBK__MEM_W, IBK__MEM_W, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+	};
+
+	return opcode < 64 ? cls[opcode] : 0;
+}
+
+/*
+ * The first steps of the responder check: IBK_MEM_DROP_HEADER unless
+ * ibk_rx_check_header() accepts @bth for a QP of @type (TVer, and an
+ * opcode of the QP's transport); then what the opcode asks for, into
+ * *@req. RDMA WRITE FIRST and ONLY (with or without immediate) and ATOMIC
+ * WRITE ask for IBK_ACCESS_REMOTE_WRITE over the RETH's range, RDMA READ
+ * for IBK_ACCESS_REMOTE_READ, COMPARE SWAP and FETCH ADD for
+ * IBK_ACCESS_REMOTE_ATOMIC over the 8 bytes at the AtomicETH's address
+ * (rxe check_rkey()): IBK_MEM_OK. FLUSH: IBK_MEM_ERR_OPCODE. Any other
+ * opcode carries no R_Key to check (SENDs, WRITE MIDDLE and LAST, which
+ * continue the first packet's checked range, and opcodes the transport
+ * does not define, which the header check passes by transport as rxe's
+ * does): IBK_MEM_NO_RKEY, with req->access 0. The RETH or AtomicETH is
+ * read at @bth + IBK_BTH_LEN only when the opcode carries one. @req is
+ * filled in every case.
+ *
+ * The opcode is classified by one table lookup; which of the two headers
+ * is read makes no branch, as both have the address at 0 and the R_Key
+ * at 8 (an AtomicETH's bytes 12-15, where a RETH has its length, are
+ * read and dropped).
+ */
+static inline enum ibk_mem_verdict
+ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
+		      struct ibk_mem_request *req)
+{
+	const uint8_t *ext = (const uint8_t *)bth + IBK_BTH_LEN;
+	uint8_t opcode = ibk_bth_opcode(bth);
+	unsigned cls = ibk__mem_op_class(opcode);
+	bool header_ok = ibk_rx_check_header(type, bth) == IBK_RX_ACCEPT;
+	uint32_t len, atomic;
+
+	req->opcode = opcode;
+	req->access = header_ok ? cls & IBK_ACCESS_REMOTE : 0;
+	req->atomic = (cls & IBK__MEM_ATOMIC) != 0;
+	if (req->access == 0) {
+		req->va = 0;
+		req->rkey = 0;
+		req->length = 0;
+		req->atomic = false;
+		if (!header_ok)
+			return IBK_MEM_DROP_HEADER;
+		return (cls & IBK__MEM_FLUSH) ? IBK_MEM_ERR_OPCODE :
+		       IBK_MEM_NO_RKEY;
+	}
+	/* 8 for an ATOMIC (an AtomicETH's bytes 12-15 are swap data), else
+	 * the RETH's length: selected without a branch */
+	len = ibk__load_be32(ext + 12);
+	atomic = 0u - (uint32_t)((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0);
+	req->va = ibk__load_be64(ext);
+	req->rkey = ibk__load_be32(ext + 8);
+	req->length = (len & ~atomic) | (8u & atomic);
+	return IBK_MEM_OK;
+}
+
+/* The largest RETH DMA length a responder accepts (rxe check_length()). */
+#define IBK_MEM_DMA_LEN_MAX	0x80000000u
+
+/*
+ * The checks on the object a request's R_Key names, for @r not NULL, in
+ * rxe's order (lookup_mr(): key, PD, access, state; rxe_lookup_mw(): key,
+ * PD, the type 2 window's QP, length 0, access, state; then
+ * mr_check_range(); then the atomic alignment of atomic_reply()): each
+ * computed into one bit, the first failing one found without a branch.
+ */
+static inline enum ibk_mem_verdict
+ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
+			const struct ibk_mem_request *req,
+			const struct ibk_mem_attr *r)
+{
+	/* zero-based: remote addresses are offsets from 0 */
+	uint64_t base = r->addr & (0u - (uint64_t)!(r->access &
+						     IBK_ACCESS_ZERO_BASED));
+	uint32_t window = (r->kind == IBK_MEM_MW1) | (r->kind == IBK_MEM_MW2);
+	uint32_t failed =
+		(uint32_t)((r->rkey != req->rkey) |
+			   (r->state == IBK_MEM_INVALID)) |
+		(uint32_t)(r->pd != qp->pd) << 1 |
+		(uint32_t)((r->kind == IBK_MEM_MW2) & (r->qpn != qp->qpn))
+			<< 2 |
+		(window & (uint32_t)(r->length == 0)) << 3 |
+		(uint32_t)!ibk_access_allows(r->access, req->access) << 4 |
+		(uint32_t)(r->state != IBK_MEM_VALID) << 5 |
+		(uint32_t)!ibk_mem_range_ok(req->va, req->length, base,
+					    r->length) << 6 |
+		(uint32_t)(req->atomic & ((req->va & 7u) != 0)) << 7;
+
+	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
+	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
+							IBK_MEM_ERR_KEY);
+}
+
+/*
+ * The responder check for a request parsed by ibk_mem_request_parse()
+ * (whose IBK_MEM_OK it continues), against @r, the object at the index of
+ * req->rkey, or NULL if there is none. In rxe's order:
+ *  - IBK_MEM_ERR_QP_ACCESS unless the QP's own access flags grant the
+ *    operation (check_op_valid(): an invalid request, not an access
+ *    error);
+ *  - IBK_MEM_ERR_LENGTH for an RDMA READ or WRITE whose DMA length is
+ *    above 2^31 (check_length(); the rxe copy read tests pkt->opcode where
+ *    it means pkt->mask, so there the check never fires);
+ *  - IBK_MEM_OK for an RDMA READ or WRITE of 0 bytes: it "is not required
+ *    to set an addr or rkey" and neither is checked (check_rkey()); an
+ *    ATOMIC WRITE is checked whatever its length, as in rxe;
+ *  - IBK_MEM_ERR_KEY if @r is NULL, deregistered (IBK_MEM_INVALID) or
+ *    holds another key: all 32 bits are compared;
+ *  - IBK_MEM_ERR_PD, then for windows IBK_MEM_ERR_WINDOW_QP (type 2: only
+ *    the QP it was bound to may use it) and IBK_MEM_ERR_UNBOUND;
+ *  - IBK_MEM_ERR_ACCESS unless the object grants every bit asked
+ *    (ibk_access_allows());
+ *  - IBK_MEM_ERR_STATE unless the object is IBK_MEM_VALID;
+ *  - IBK_MEM_ERR_RANGE unless [va, va + length) lies in the object, by
+ *    ibk_mem_range_ok(): no sum may wrap. A window's own range is the
+ *    bound: rxe checks only the MR's, so there a window gives access to
+ *    all of its MR;
+ *  - IBK_MEM_ERR_ALIGN for an atomic whose address is not 8-aligned
+ *    (rxe checks the host address it maps to);
+ *  - else IBK_MEM_OK.
+ * A @req that is not IBK_MEM_OK from the parse (req->access 0) gives
+ * IBK_MEM_NO_RKEY.
+ */
+static inline enum ibk_mem_verdict
+ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
+	      const struct ibk_mem_attr *r)
+{
+	/* an RDMA READ or WRITE; not an ATOMIC, nor an ATOMIC WRITE */
+	bool rw = !req->atomic;
+
+	if (req->access == 0)
+		return IBK_MEM_NO_RKEY;
+	if (!ibk_access_allows(qp->access, req->access))
+		return IBK_MEM_ERR_QP_ACCESS;
+	/* '&', not '&&': no branch on the kind of operation */
+	if (rw & (req->length > IBK_MEM_DMA_LEN_MAX))
+		return IBK_MEM_ERR_LENGTH;
+	if (rw & (req->length == 0))
+		return IBK_MEM_OK;
+	if (!r)
+		return IBK_MEM_ERR_KEY;
+	return ibk__mem_object_verdict(qp, req, r);
+}
+
+/* The results of the management operations below. */
+enum ibk_memop_verdict {
+	IBK_MEMOP_OK = 0,
+	IBK_MEMOP_ERR_KEY,		/* no object, or not this key */
+	IBK_MEMOP_ERR_TYPE,		/* not for an object of this kind */
+	IBK_MEMOP_ERR_STATE,		/* not in the state it needs */
+	IBK_MEMOP_ERR_ACCESS,		/* access bits refused */
+	IBK_MEMOP_ERR_PD,		/* QP and object in different PDs */
+	IBK_MEMOP_ERR_INDEX,		/* new key names another object */
+	IBK_MEMOP_ERR_SAME_KEY,		/* new key byte equals the old one */
+	IBK_MEMOP_ERR_WINDOWS_BOUND,	/* region still has windows bound */
+	IBK_MEMOP_ERR_ZERO_BASED,	/* zero-based type 1 window */
+	IBK_MEMOP_ERR_NO_MR,		/* type 2 bind without MR or length */
+	IBK_MEMOP_ERR_MR_KEY,		/* bind: no MR with that L_Key */
+	IBK_MEMOP_ERR_MR_ZERO_BASED,	/* bind to a zero-based MR */
+	IBK_MEMOP_ERR_MR_BIND,		/* bind: MR lacks MW_BIND */
+	IBK_MEMOP_ERR_MR_LOCAL_WRITE,	/* bind: MR lacks local write */
+	IBK_MEMOP_ERR_RANGE,		/* bind: window outside the MR */
+	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
+};
+
+/* Constant name of a management verdict; "unknown" outside the enum. */
+static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
+{
+	switch (v) {
+	case IBK_MEMOP_OK:			return "ok";
+	case IBK_MEMOP_ERR_KEY:			return "err-key";
+	case IBK_MEMOP_ERR_TYPE:		return "err-type";
+	case IBK_MEMOP_ERR_STATE:		return "err-state";
+	case IBK_MEMOP_ERR_ACCESS:		return "err-access";
+	case IBK_MEMOP_ERR_PD:			return "err-pd";
+	case IBK_MEMOP_ERR_INDEX:		return "err-index";
+	case IBK_MEMOP_ERR_SAME_KEY:		return "err-same-key";
+	case IBK_MEMOP_ERR_WINDOWS_BOUND:	return "err-windows-bound";
+	case IBK_MEMOP_ERR_ZERO_BASED:		return "err-zero-based";
+	case IBK_MEMOP_ERR_NO_MR:		return "err-no-mr";
+	case IBK_MEMOP_ERR_MR_KEY:		return "err-mr-key";
+	case IBK_MEMOP_ERR_MR_ZERO_BASED:	return "err-mr-zero-based";
+	case IBK_MEMOP_ERR_MR_BIND:		return "err-mr-bind";
+	case IBK_MEMOP_ERR_MR_LOCAL_WRITE:	return "err-mr-local-write";
+	case IBK_MEMOP_ERR_RANGE:		return "err-range";
+	case IBK_MEMOP_ERR_IN_USE:		return "err-in-use";
+	default:				return "unknown";
+	}
+}
+
+/* *@dst = *@src field by field: a struct copy may become a memcpy() call,
+ * which a freestanding build does not have. */
+static inline void ibk__mem_attr_copy(struct ibk_mem_attr *dst,
+				      const struct ibk_mem_attr *src)
+{
+	dst->addr = src->addr;
+	dst->length = src->length;
+	dst->rkey = src->rkey;
+	dst->pd = src->pd;
+	dst->access = src->access;
+	dst->qpn = src->qpn;
+	dst->mr_index = src->mr_index;
+	dst->windows = src->windows;
+	dst->kind = src->kind;
+	dst->state = src->state;
+}
+
+static inline bool ibk__mem_is_window(const struct ibk_mem_attr *o)
+{
+	return o->kind == IBK_MEM_MW1 || o->kind == IBK_MEM_MW2;
+}
+
+static inline bool ibk__mem_kind_valid(uint8_t kind)
+{
+	return kind <= IBK_MEM_MR_FAST;
+}
+
+/* A window's bind-dependent attributes cleared: unbound (rxe
+ * rxe_do_invalidate_mw()). */
+static inline void ibk__mw_clear(struct ibk_mem_attr *mw)
+{
+	mw->addr = 0;
+	mw->length = 0;
+	mw->access = 0;
+	mw->qpn = 0;
+	mw->mr_index = 0;
+}
+
+/*
+ * Registration of a new object, its attributes in *@o: a region by
+ * ibv_reg_mr() (IBK_MEM_MR), ibv_alloc_mr() (IBK_MEM_MR_FAST) or a
+ * window by ibv_alloc_mw(). IBK_MEMOP_ERR_TYPE for an unknown kind;
+ * IBK_MEMOP_ERR_ACCESS for a region whose access breaks
+ * ibk_access_reg_ok(). Else sets the state it starts in and returns
+ * IBK_MEMOP_OK: a region VALID, a fast-register region FREE until its
+ * first REG_MR (rxe_mr_init_fast()), a type 1 window VALID and unbound,
+ * a type 2 window FREE (rxe_alloc_mw()); no window bound to a region,
+ * the QP and MR index cleared, and a window's range and access.
+ */
+static inline enum ibk_memop_verdict ibk_mem_register(struct ibk_mem_attr *o)
+{
+	if (!ibk__mem_kind_valid(o->kind))
+		return IBK_MEMOP_ERR_TYPE;
+	if (!ibk__mem_is_window(o) && !ibk_access_reg_ok(o->access))
+		return IBK_MEMOP_ERR_ACCESS;
+	o->windows = 0;
+	o->qpn = 0;
+	o->mr_index = 0;
+	if (ibk__mem_is_window(o))
+		ibk__mw_clear(o);
+	o->state = o->kind == IBK_MEM_MR || o->kind == IBK_MEM_MW1 ?
+		   IBK_MEM_VALID : IBK_MEM_FREE;
+	return IBK_MEMOP_OK;
+}
+
+/*
+ * Re-registration of region *@mr (ibv_rereg_mr()) with the attributes of
+ * @next, under a new key: IBK_MEMOP_ERR_KEY unless *@mr is a live
+ * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR;
+ * IBK_MEMOP_ERR_INDEX if next->rkey names another index;
+ * IBK_MEMOP_ERR_SAME_KEY if it keeps the key byte (the old key must miss
+ * from now on: ibk_rkey_next() gives one that does);
+ * IBK_MEMOP_ERR_WINDOWS_BOUND while windows are bound (they were bound to
+ * the old translation: the library's rule); IBK_MEMOP_ERR_ACCESS if
+ * next->access breaks ibk_access_reg_ok(). Else copies next's key, PD,
+ * access, address and length into *@mr, keeps it VALID, returns
+ * IBK_MEMOP_OK.
+ */
+static inline enum ibk_memop_verdict
+ibk_mr_rereg(struct ibk_mem_attr *mr, const struct ibk_mem_attr *next)
+{
+	if (mr->state == IBK_MEM_INVALID)
+		return IBK_MEMOP_ERR_KEY;
+	if (mr->kind != IBK_MEM_MR)
+		return IBK_MEMOP_ERR_TYPE;
+	if (ibk_rkey_index(next->rkey) != ibk_rkey_index(mr->rkey))
+		return IBK_MEMOP_ERR_INDEX;
+	if (next->rkey == mr->rkey)
+		return IBK_MEMOP_ERR_SAME_KEY;
+	if (mr->windows != 0)
+		return IBK_MEMOP_ERR_WINDOWS_BOUND;
+	if (!ibk_access_reg_ok(next->access))
+		return IBK_MEMOP_ERR_ACCESS;
+	mr->rkey = next->rkey;
+	mr->pd = next->pd;
+	mr->access = next->access;
+	mr->addr = next->addr;
+	mr->length = next->length;
+	mr->state = IBK_MEM_VALID;
+	return IBK_MEMOP_OK;
+}
+
+/*
+ * A REG_MR work request (fast register) on region *@mr, posted on a QP in
+ * protection domain @qp_pd, with the key, access, address and length of
+ * @next (rxe_reg_fast_mr()): IBK_MEMOP_ERR_KEY unless *@mr is a live
+ * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR_FAST;
+ * IBK_MEMOP_ERR_STATE unless it is FREE (a valid region must be
+ * invalidated first); IBK_MEMOP_ERR_PD unless @qp_pd is its PD;
+ * IBK_MEMOP_ERR_INDEX if next->rkey names another index (the consumer
+ * owns only the key byte); IBK_MEMOP_ERR_ACCESS if next->access breaks
+ * ibk_access_reg_ok(). Else applies them, makes it VALID and returns
+ * IBK_MEMOP_OK. A failed REG_MR completes with IBK_WC_LOC_QP_OP_ERR.
+ */
+static inline enum ibk_memop_verdict
+ibk_mr_fast_reg(struct ibk_mem_attr *mr, uint32_t qp_pd,
+		const struct ibk_mem_attr *next)
+{
+	if (mr->state == IBK_MEM_INVALID)
+		return IBK_MEMOP_ERR_KEY;
+	if (mr->kind != IBK_MEM_MR_FAST)
+		return IBK_MEMOP_ERR_TYPE;
+	if (mr->state != IBK_MEM_FREE)
+		return IBK_MEMOP_ERR_STATE;
+	if (qp_pd != mr->pd)
+		return IBK_MEMOP_ERR_PD;
+	if (ibk_rkey_index(next->rkey) != ibk_rkey_index(mr->rkey))
+		return IBK_MEMOP_ERR_INDEX;
+	if (!ibk_access_reg_ok(next->access))
+		return IBK_MEMOP_ERR_ACCESS;
+	mr->rkey = next->rkey;
+	mr->access = next->access;
+	mr->addr = next->addr;
+	mr->length = next->length;
+	mr->state = IBK_MEM_VALID;
+	return IBK_MEMOP_OK;
+}
+
+/* A bind work request (IBV_WR_BIND_MW, or ibv_bind_mw() for type 1). */
+struct ibk_mw_bind {
+	uint64_t addr;		/* where the window starts in the MR */
+	uint64_t length;	/* 0 unbinds a type 1 window */
+	ibk_rkey_t mw_rkey;	/* the window's current key */
+	ibk_rkey_t mr_lkey;	/* the MR's L_Key (unused when length is 0) */
+	uint32_t access;	/* IBK_ACCESS_MW_FLAGS */
+	uint32_t qpn;		/* the QP posting it */
+	uint32_t qp_pd;		/* that QP's protection domain */
+	uint8_t key_byte;	/* the window's key byte once bound */
+};
+
+/* Bind rules on the MR (rxe_check_bind_mw(), for a bind with an MR). */
+static inline enum ibk_memop_verdict
+ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mr,
+			const struct ibk_mw_bind *wr)
+{
+	if (mr->access & IBK_ACCESS_ZERO_BASED)
+		return IBK_MEMOP_ERR_MR_ZERO_BASED;
+	if (!(mr->access & IBK_ACCESS_MW_BIND))			/* C10-73 */
+		return IBK_MEMOP_ERR_MR_BIND;
+	if ((wr->access & (IBK_ACCESS_REMOTE_WRITE | IBK_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IBK_ACCESS_LOCAL_WRITE))		/* C10-74 */
+		return IBK_MEMOP_ERR_MR_LOCAL_WRITE;
+	if (wr->access & IBK_ACCESS_ZERO_BASED)			/* C10-75 */
+		return wr->length <= mr->length ? IBK_MEMOP_OK :
+		       IBK_MEMOP_ERR_RANGE;
+	return ibk_mem_range_ok(wr->addr, wr->length, mr->addr, mr->length) ?
+	       IBK_MEMOP_OK : IBK_MEMOP_ERR_RANGE;
+}
+
+/*
+ * The rules of a bind (rxe_bind_mw(), rxe_check_bind_mw(), with the IBA
+ * rule numbers rxe cites), in rxe's order: IBK_MEMOP_ERR_KEY unless
+ * *@mw is live and wr->mw_rkey is its key; IBK_MEMOP_ERR_TYPE unless it
+ * is a window; IBK_MEMOP_ERR_MR_KEY if wr->length is not 0 and @mr is NULL
+ * or not a live region with key wr->mr_lkey; IBK_MEMOP_ERR_ACCESS for a
+ * flag outside IBK_ACCESS_MW_FLAGS. Type 1: IBK_MEMOP_ERR_STATE unless
+ * VALID, IBK_MEMOP_ERR_ZERO_BASED if zero-based (o10-36.2.2). Type 2:
+ * IBK_MEMOP_ERR_STATE unless FREE (o10-37.2.30), IBK_MEMOP_ERR_PD unless
+ * the QP's PD is the window's (C10-72), IBK_MEMOP_ERR_NO_MR for length 0
+ * (o10-37.2.40). With an MR: IBK_MEMOP_ERR_MR_ZERO_BASED,
+ * IBK_MEMOP_ERR_MR_BIND (C10-73), IBK_MEMOP_ERR_MR_LOCAL_WRITE for a
+ * remote write or atomic window on an MR without local write (C10-74),
+ * IBK_MEMOP_ERR_RANGE unless the window lies in the MR (C10-75: length
+ * <= the MR's for a zero-based window, else ibk_mem_range_ok(), no wrap).
+ * Writes nothing. A failed bind completes with IBK_WC_MW_BIND_ERR.
+ */
+static inline enum ibk_memop_verdict
+ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
+		  const struct ibk_mw_bind *wr)
+{
+	if (mw->state == IBK_MEM_INVALID || mw->rkey != wr->mw_rkey)
+		return IBK_MEMOP_ERR_KEY;
+	if (!ibk__mem_is_window(mw))
+		return IBK_MEMOP_ERR_TYPE;
+	if (wr->length != 0 &&
+	    (!mr || ibk__mem_is_window(mr) || mr->state == IBK_MEM_INVALID ||
+	     mr->rkey != wr->mr_lkey))
+		return IBK_MEMOP_ERR_MR_KEY;
+	if (wr->access & ~IBK_ACCESS_MW_FLAGS)
+		return IBK_MEMOP_ERR_ACCESS;
+	if (mw->kind == IBK_MEM_MW1) {
+		if (mw->state != IBK_MEM_VALID)
+			return IBK_MEMOP_ERR_STATE;
+		if (wr->access & IBK_ACCESS_ZERO_BASED)
+			return IBK_MEMOP_ERR_ZERO_BASED;
+	} else {
+		if (mw->state != IBK_MEM_FREE)
+			return IBK_MEMOP_ERR_STATE;
+		if (wr->qp_pd != mw->pd)
+			return IBK_MEMOP_ERR_PD;
+		if (wr->length == 0)
+			return IBK_MEMOP_ERR_NO_MR;
+	}
+	return wr->length ? ibk__mw_bind_mr_verdict(mr, wr) : IBK_MEMOP_OK;
+}
+
+/*
+ * Binds window *@mw as @wr asks, after ibk_mw_bind_check() with the same
+ * arguments said IBK_MEMOP_OK, and returns what it said
+ * (rxe_do_bind_mw()): the window takes the new key byte (its index
+ * stays), wr's access, address and length, becomes VALID, is bound to @mr
+ * (type 2: and to wr's QP); a type 1 window of length 0 is unbound. The
+ * windows counts move: *@old_mr (the region the window was bound to, NULL
+ * if none) loses it, *@mr gains it. On any other verdict nothing changes.
+ */
+static inline enum ibk_memop_verdict
+ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
+	    struct ibk_mem_attr *old_mr, const struct ibk_mw_bind *wr)
+{
+	enum ibk_memop_verdict v = ibk_mw_bind_check(mw, mr, wr);
+
+	if (v != IBK_MEMOP_OK)
+		return v;
+	if (old_mr && old_mr->windows)
+		old_mr->windows--;
+	ibk__mw_clear(mw);
+	mw->rkey = ibk_rkey_make(ibk_rkey_index(mw->rkey), wr->key_byte);
+	mw->state = IBK_MEM_VALID;
+	if (wr->length == 0)
+		return v;
+	mw->access = wr->access;
+	mw->addr = wr->addr;
+	mw->length = wr->length;
+	mw->mr_index = ibk_rkey_index(mr->rkey);
+	if (mw->kind == IBK_MEM_MW2)
+		mw->qpn = wr->qpn;
+	mr->windows++;
+	return v;
+}
+
+/*
+ * Invalidation of the object *@o names by @key: a LOCAL_INV work request,
+ * or a remote SEND with invalidate naming it in its IETH.
+ * IBK_MEMOP_ERR_KEY unless *@o is live and @key is its key. A window
+ * (rxe_invalidate_mw()): IBK_MEMOP_ERR_TYPE for type 1 (o10-37.2.26),
+ * IBK_MEMOP_ERR_STATE unless VALID (rxe refuses only INVALID); then FREE,
+ * unbound, and *@mr, the region it was bound to, loses it. A region
+ * (rxe_invalidate_mr()): IBK_MEMOP_ERR_WINDOWS_BOUND while windows are
+ * bound, IBK_MEMOP_ERR_TYPE unless a fast-register region; then FREE
+ * (@mr is not used). A failed LOCAL_INV completes with
+ * IBK_WC_LOC_QP_OP_ERR; a failed SEND with invalidate completes the
+ * receive with IBK_WC_REM_INV_REQ_ERR and moves the QP to error.
+ */
+static inline enum ibk_memop_verdict
+ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
+		   struct ibk_mem_attr *mr)
+{
+	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+		return IBK_MEMOP_ERR_KEY;
+	if (ibk__mem_is_window(o)) {
+		if (o->kind == IBK_MEM_MW1)
+			return IBK_MEMOP_ERR_TYPE;
+		if (o->state != IBK_MEM_VALID)
+			return IBK_MEMOP_ERR_STATE;
+		if (mr && mr->windows)
+			mr->windows--;
+		ibk__mw_clear(o);
+	} else {
+		if (o->windows != 0)
+			return IBK_MEMOP_ERR_WINDOWS_BOUND;
+		if (o->kind != IBK_MEM_MR_FAST)
+			return IBK_MEMOP_ERR_TYPE;
+	}
+	o->state = IBK_MEM_FREE;
+	return IBK_MEMOP_OK;
+}
+
+/*
+ * Deregistration of region *@o (ibv_dereg_mr()) or deallocation of
+ * window *@o (ibv_dealloc_mw()), named by @key: IBK_MEMOP_ERR_KEY unless
+ * *@o is live and @key is its key; a region with windows bound:
+ * IBK_MEMOP_ERR_WINDOWS_BOUND (rxe_dereg_mr()). Else the object becomes
+ * INVALID, its index free; a bound window's region *@mr loses it
+ * (rxe_mw_cleanup()).
+ */
+static inline enum ibk_memop_verdict
+ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
+		   struct ibk_mem_attr *mr)
+{
+	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+		return IBK_MEMOP_ERR_KEY;
+	if (!ibk__mem_is_window(o) && o->windows != 0)
+		return IBK_MEMOP_ERR_WINDOWS_BOUND;
+	if (ibk__mem_is_window(o) && o->length != 0 && mr && mr->windows)
+		mr->windows--;
+	o->state = IBK_MEM_INVALID;
+	return IBK_MEMOP_OK;
 }
 
 #ifdef __cplusplus

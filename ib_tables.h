@@ -4,7 +4,8 @@
  * a latch that readers never wait on, O(1) lookups, port-state gating,
  * change events, generation-checked references, violation counters, and
  * the receive checks that need the port's table (QP1, and any QP by its
- * P_Key index).
+ * P_Key index); and a lock-free table of memory regions and windows with
+ * the responder's R_Key check against it.
  *
  * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
  * allocation, no global state; the caller owns every byte of storage. Also
@@ -2448,6 +2449,495 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 {
 	return ibk__port_rx_burst(port, NULL, qps, hdrs, verdicts, pkey_index,
 				  n);
+}
+
+/* ------------------------------------------------------------------------
+ * Memory region and window table
+ *
+ * The responder side of memory keys: the attributes of every region and
+ * window of a device (or a protection domain's share of one), indexed by
+ * the 24-bit index of their keys, as ib_keys.h's "Memory keys" section
+ * describes them. A lookup reads the cell at the key's index, O(1), and
+ * then compares the whole 32-bit key, as rxe's lookup_mr() does: an R_Key
+ * whose key byte is from before a re-registration or a re-bind misses.
+ *
+ * The table sits behind a latch like the P_Key and GID tables: each cell
+ * twice, one copy per latch side. Readers (lookups, references, the
+ * responder check of one request or a burst of them) never wait for a
+ * writer; a burst is checked in one read section, so all of it sees one
+ * published state. Writers (register, re-register, fast register, bind,
+ * invalidate, deregister) take the latch's lock word, read the objects
+ * they touch, apply the rule of ib_keys.h and, only if it allows the
+ * operation, publish the change of every object it touches (a bind moves
+ * a window and up to two regions' window counts) as one generation. A
+ * refused operation writes nothing and moves no generation.
+ *
+ * Generations: the latch count, +2 per published operation. A reference
+ * {generation, attributes} is fresh while the count still equals its
+ * generation: one load, one compare. Any change to the table makes every
+ * reference stale, not only references to the object that changed.
+ *
+ * Memory: the caller's, IBK_MR_CELLS(C) 40-byte cells for a table of
+ * capacity C (1 to 2^24, the key's index space): 80 bytes per object.
+ * Keys whose index is C or more name no object.
+ *
+ *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
+ *	static struct ibk_mr_table mrs;
+ *
+ *	ibk_mr_table_init(&mrs, cells, 4096);
+ *	ibk_mr_table_register(&mrs, &mr);	// 0, or the rule refusing
+ *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, verdicts, n);
+ * ------------------------------------------------------------------------ */
+
+#define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
+
+/* Cells for a table of @capacity objects: one per object in each copy. */
+#define IBK_MR_CELLS(capacity)	(2u * (capacity))
+
+/* The 32-bit words of a cell: struct ibk_mem_attr, split. */
+enum {
+	IBK__MR_RKEY, IBK__MR_PD, IBK__MR_ACCESS, IBK__MR_QPN,
+	IBK__MR_ADDR_HI, IBK__MR_ADDR_LO, IBK__MR_LEN_HI, IBK__MR_LEN_LO,
+	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
+	IBK__MR_WINDOWS, IBK__MR_WORDS
+};
+
+/* One object of a table copy; all zero is no object (IBK_MEM_INVALID). */
+struct ibk_mr_cell {
+	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
+};
+
+IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 40,
+		   "table storage must have the same layout in C and C++");
+
+struct ibk_mr_table {
+	struct ibk_latch latch;
+	uint32_t capacity;
+	struct ibk_mr_cell *cells[2];	/* per copy */
+};
+
+/* An object's attributes as read in one generation: valid while
+ * ibk_mr_table_ref_fresh() says so. */
+struct ibk_mr_ref {
+	uint32_t generation;
+	struct ibk_mem_attr attr;
+};
+
+/* Inside a read section, or by the writer: the attributes in @c. */
+static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
+				     struct ibk_mem_attr *a)
+{
+	uint32_t meta = ibk__load(&c->word[IBK__MR_META], relaxed);
+
+	a->rkey = ibk__load(&c->word[IBK__MR_RKEY], relaxed);
+	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
+	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
+	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
+	a->addr = (uint64_t)ibk__load(&c->word[IBK__MR_ADDR_HI], relaxed) << 32 |
+		  ibk__load(&c->word[IBK__MR_ADDR_LO], relaxed);
+	a->length = (uint64_t)ibk__load(&c->word[IBK__MR_LEN_HI], relaxed) << 32 |
+		    ibk__load(&c->word[IBK__MR_LEN_LO], relaxed);
+	a->state = (uint8_t)(meta & 0xfu);
+	a->kind = (uint8_t)(meta >> 4 & 0xfu);
+	a->mr_index = meta >> 8;
+	a->windows = ibk__load(&c->word[IBK__MR_WINDOWS], relaxed);
+}
+
+/* Writer side: stores @a in @c. */
+static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
+				      const struct ibk_mem_attr *a)
+{
+	uint32_t meta = (uint32_t)(a->state & 0xfu) |
+			(uint32_t)(a->kind & 0xfu) << 4 |
+			(a->mr_index & IBK_RKEY_INDEX_MAX) << 8;
+
+	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
+	ibk__store(&c->word[IBK__MR_PD], a->pd, relaxed);
+	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
+	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
+	ibk__store(&c->word[IBK__MR_ADDR_HI], (uint32_t)(a->addr >> 32),
+		   relaxed);
+	ibk__store(&c->word[IBK__MR_ADDR_LO], (uint32_t)a->addr, relaxed);
+	ibk__store(&c->word[IBK__MR_LEN_HI], (uint32_t)(a->length >> 32),
+		   relaxed);
+	ibk__store(&c->word[IBK__MR_LEN_LO], (uint32_t)a->length, relaxed);
+	ibk__store(&c->word[IBK__MR_META], meta, relaxed);
+	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
+}
+
+/*
+ * Attaches @t to caller storage @cells[IBK_MR_CELLS(@capacity)] and
+ * empties it: every index free, generation 2. IBK_OK; IBK_EINVAL for a
+ * NULL pointer; IBK_ERANGE for a capacity outside 1..2^24. Not concurrent
+ * with any use; initialising live storage again restarts generations.
+ */
+static inline int ibk_mr_table_init(struct ibk_mr_table *t,
+				    struct ibk_mr_cell *cells,
+				    uint32_t capacity)
+{
+	uint32_t i, w;
+
+	if (!t || !cells)
+		return IBK_EINVAL;
+	if (capacity == 0 || capacity > IBK_MR_MAX_CAPACITY)
+		return IBK_ERANGE;
+	t->capacity = capacity;
+	t->cells[0] = cells;
+	t->cells[1] = cells + capacity;
+	for (i = 0; i < IBK_MR_CELLS(capacity); i++)
+		for (w = 0; w < IBK__MR_WORDS; w++)
+			ibk__store(&cells[i].word[w], 0u, relaxed);
+	ibk_latch_init(&t->latch, 0);
+	return IBK_OK;
+}
+
+/*
+ * A writer's work on up to three objects: their indices (the same index
+ * may appear twice: then both slots name one object, see
+ * ibk__mr_txn_slot()), their attributes as read under the lock word, and
+ * which of them the operation changed.
+ */
+struct ibk__mr_txn {
+	uint32_t index[3];
+	struct ibk_mem_attr obj[3];
+	unsigned n;
+};
+
+/* Writer side: adds the object at @index, read from copy 0 (the copies
+ * agree while the lock word is held); returns it, or NULL when @index is
+ * beyond the table: no object. An index already added gives the same
+ * object, so one object is never changed through two copies of it. */
+static inline struct ibk_mem_attr *
+ibk__mr_txn_slot(struct ibk_mr_table *t, struct ibk__mr_txn *x,
+		 uint32_t index)
+{
+	unsigned k;
+
+	if (index >= t->capacity)
+		return NULL;
+	for (k = 0; k < x->n; k++)
+		if (x->index[k] == index)
+			return &x->obj[k];
+	x->index[x->n] = index;
+	ibk__mr_cell_load(&t->cells[0][index], &x->obj[x->n]);
+	return &x->obj[x->n++];
+}
+
+/*
+ * Writer side, with the lock word held: publishes @x if @v is
+ * IBK_MEMOP_OK, as one generation (copy 0 while readers use copy 1, then
+ * copy 1), and frees the lock word either way. Returns @v.
+ */
+static inline int ibk__mr_txn_end(struct ibk_mr_table *t,
+				  const struct ibk__mr_txn *x,
+				  enum ibk_memop_verdict v)
+{
+	unsigned c, k;
+
+	if (v == IBK_MEMOP_OK) {
+		ibk__latch_flip(&t->latch);
+		for (c = 0; c < 2; c++) {
+			if (c == 1)
+				ibk_latch_write_switch(&t->latch);
+			for (k = 0; k < x->n; k++)
+				ibk__mr_cell_store(&t->cells[c][x->index[k]],
+						   &x->obj[k]);
+		}
+	}
+	ibk_latch_write_end(&t->latch);
+	return (int)v;
+}
+
+/* Writer side: takes the lock word and starts an empty transaction. */
+static inline void ibk__mr_txn_begin(struct ibk_mr_table *t,
+				     struct ibk__mr_txn *x)
+{
+	ibk__latch_lock(&t->latch);
+	x->n = 0;
+}
+
+/*
+ * Registers the object *@attr describes at the index of attr->rkey: an
+ * MR (ibv_reg_mr), a fast-register MR (ibv_alloc_mr) or a window
+ * (ibv_alloc_mw), in the state ibk_mem_register() gives it. Returns
+ * IBK_MEMOP_OK (0) once published; IBK_MEMOP_ERR_IN_USE if the index
+ * holds a live object, or ibk_mem_register()'s refusal, writing nothing;
+ * IBK_EINVAL for a NULL pointer, IBK_ERANGE for an index beyond the
+ * table. Every writer below returns this way: 0 done, a positive enum
+ * ibk_memop_verdict naming the rule that refused, a negative IBK_E* for
+ * a bad argument.
+ */
+static inline int ibk_mr_table_register(struct ibk_mr_table *t,
+					const struct ibk_mem_attr *attr)
+{
+	struct ibk__mr_txn x;
+	struct ibk_mem_attr *o;
+
+	if (!t || !attr)
+		return IBK_EINVAL;
+	if (ibk_rkey_index(attr->rkey) >= t->capacity)
+		return IBK_ERANGE;
+	ibk__mr_txn_begin(t, &x);
+	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(attr->rkey));
+	if (o->state != IBK_MEM_INVALID)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_IN_USE);
+	ibk__mem_attr_copy(o, attr);
+	return ibk__mr_txn_end(t, &x, ibk_mem_register(o));
+}
+
+/*
+ * Re-registers the MR named by @key with the key, PD, access, address and
+ * length of *@next, by ibk_mr_rereg(): the key byte must change, so every
+ * R_Key handed out before misses from now on. Returns as
+ * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if no object has @key.
+ */
+static inline int ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
+				     const struct ibk_mem_attr *next)
+{
+	struct ibk__mr_txn x;
+	struct ibk_mem_attr *o;
+
+	if (!t || !next)
+		return IBK_EINVAL;
+	ibk__mr_txn_begin(t, &x);
+	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
+	if (!o || o->rkey != key)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
+	return ibk__mr_txn_end(t, &x, ibk_mr_rereg(o, next));
+}
+
+/*
+ * A REG_MR work request posted on a QP in protection domain @qp_pd: the
+ * fast-register MR at the index of next->rkey takes that key, the access,
+ * address and length of *@next, by ibk_mr_fast_reg(). Returns as
+ * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if the index holds nothing.
+ */
+static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
+					uint32_t qp_pd,
+					const struct ibk_mem_attr *next)
+{
+	struct ibk__mr_txn x;
+	struct ibk_mem_attr *o;
+
+	if (!t || !next)
+		return IBK_EINVAL;
+	ibk__mr_txn_begin(t, &x);
+	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(next->rkey));
+	if (!o)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
+	return ibk__mr_txn_end(t, &x, ibk_mr_fast_reg(o, qp_pd, next));
+}
+
+/*
+ * Binds the window named by wr->mw_rkey as *@wr asks, by ibk_mw_bind():
+ * to the MR named by wr->mr_lkey (none for length 0), moving the window
+ * counts of the MR it leaves and the MR it joins, all in one generation.
+ * Returns as ibk_mr_table_register().
+ */
+static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
+				    const struct ibk_mw_bind *wr)
+{
+	struct ibk_mem_attr *mw, *mr = NULL, *old_mr = NULL;
+	struct ibk__mr_txn x;
+
+	if (!t || !wr)
+		return IBK_EINVAL;
+	ibk__mr_txn_begin(t, &x);
+	mw = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mw_rkey));
+	if (!mw)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
+	if (wr->length != 0)
+		mr = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mr_lkey));
+	if (mw->length != 0 && mw->state == IBK_MEM_VALID &&
+	    (mw->kind == IBK_MEM_MW1 || mw->kind == IBK_MEM_MW2))
+		old_mr = ibk__mr_txn_slot(t, &x, mw->mr_index);
+	return ibk__mr_txn_end(t, &x, ibk_mw_bind(mw, mr, old_mr, wr));
+}
+
+/*
+ * Invalidates the object named by @key (LOCAL_INV, or the IETH of a SEND
+ * with invalidate) by ibk_mem_invalidate(): a type 2 window becomes FREE
+ * and leaves its MR, a fast-register MR becomes FREE. Returns as
+ * ibk_mr_table_register().
+ */
+static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
+					  ibk_rkey_t key)
+{
+	struct ibk_mem_attr *o, *mr = NULL;
+	struct ibk__mr_txn x;
+
+	if (!t)
+		return IBK_EINVAL;
+	ibk__mr_txn_begin(t, &x);
+	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
+	if (!o)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
+	if (o->length != 0 && o->kind == IBK_MEM_MW2)
+		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
+	return ibk__mr_txn_end(t, &x, ibk_mem_invalidate(o, key, mr));
+}
+
+/*
+ * Deregisters the MR or deallocates the window named by @key by
+ * ibk_mem_deregister(): its index becomes free; a bound window leaves its
+ * MR. Returns as ibk_mr_table_register().
+ */
+static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
+					  ibk_rkey_t key)
+{
+	struct ibk_mem_attr *o, *mr = NULL;
+	struct ibk__mr_txn x;
+
+	if (!t)
+		return IBK_EINVAL;
+	ibk__mr_txn_begin(t, &x);
+	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
+	if (!o)
+		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
+	if (o->length != 0 && (o->kind == IBK_MEM_MW1 || o->kind == IBK_MEM_MW2))
+		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
+	return ibk__mr_txn_end(t, &x, ibk_mem_deregister(o, key, mr));
+}
+
+/* Inside a read section of copy @c: the object @key names into *@a, and
+ * true; false if there is none (index beyond the table: *@a zeroed; a free
+ * index; another key there). */
+static inline bool ibk__mr_lookup(const struct ibk_mr_table *t, unsigned c,
+				  ibk_rkey_t key, struct ibk_mem_attr *a)
+{
+	static const struct ibk_mem_attr none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint32_t index = ibk_rkey_index(key);
+
+	if (index >= t->capacity) {
+		ibk__mem_attr_copy(a, &none);
+		return false;
+	}
+	ibk__mr_cell_load(&t->cells[c][index], a);
+	return a->rkey == key && a->state != IBK_MEM_INVALID;
+}
+
+/*
+ * Takes a reference to the object @key names: its attributes and the
+ * generation they were read in. IBK_OK; IBK_EINVAL for a NULL pointer;
+ * IBK_ENOENT if no object has that key (the whole 32 bits compared: a key
+ * byte from before a re-registration or re-bind finds nothing). On error
+ * a non-NULL @ref gets IBK_GENERATION_NEVER: it is never fresh.
+ */
+static inline int ibk_mr_table_ref_get(const struct ibk_mr_table *t,
+				       ibk_rkey_t key, struct ibk_mr_ref *ref)
+{
+	uint32_t gen;
+	bool found;
+
+	if (!ref)
+		return IBK_EINVAL;
+	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
+	if (!t)
+		return IBK_EINVAL;
+	do {
+		gen = ibk_latch_read_begin(&t->latch);
+		found = ibk__mr_lookup(t, ibk_latch_copy(gen), key, &ref->attr);
+	} while (ibk_latch_read_retry(&t->latch, gen));
+	if (!found)
+		return IBK_ENOENT;
+	ref->generation = gen;
+	return IBK_OK;
+}
+
+/* The attributes of the object @key names into *@out. Errors as
+ * ibk_mr_table_ref_get(). */
+static inline int ibk_mr_table_get(const struct ibk_mr_table *t,
+				   ibk_rkey_t key, struct ibk_mem_attr *out)
+{
+	struct ibk_mr_ref ref;
+	int rc;
+
+	if (!out)
+		return IBK_EINVAL;
+	rc = ibk_mr_table_ref_get(t, key, &ref);
+	if (rc == IBK_OK)
+		ibk__mem_attr_copy(out, &ref.attr);
+	return rc;
+}
+
+/* True while nothing has been published to @t since @ref was taken: one
+ * load and one compare. @t and @ref must be valid. */
+static inline bool ibk_mr_table_ref_fresh(const struct ibk_mr_table *t,
+					  const struct ibk_mr_ref *ref)
+{
+	return ibk__latch_unchanged(&t->latch, ref->generation);
+}
+
+/* Inside a read section of copy @c: ibk_mem_check() of @req against the
+ * object at its R_Key's index (NULL beyond the table: no object). */
+static inline enum ibk_mem_verdict
+ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
+		 const struct ibk_mem_qp *qp, const struct ibk_mem_request *req)
+{
+	uint32_t index = ibk_rkey_index(req->rkey);
+	struct ibk_mem_attr a;
+
+	if (index >= t->capacity)
+		return ibk_mem_check(qp, req, NULL);
+	ibk__mr_cell_load(&t->cells[c][index], &a);
+	return ibk_mem_check(qp, req, &a);
+}
+
+/*
+ * The responder check of one request to @qp against the table: the
+ * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
+ * against the object at the R_Key's index, read in one generation. @bth
+ * must be followed by its RETH or AtomicETH when the opcode carries one.
+ * @t, @qp and @bth must be valid.
+ */
+static inline enum ibk_mem_verdict
+ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
+		   const void *bth)
+{
+	struct ibk_mem_request req;
+	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, bth, &req);
+	uint32_t gen;
+
+	if (v != IBK_MEM_OK)
+		return v;
+	do {
+		gen = ibk_latch_read_begin(&t->latch);
+		v = ibk__mr_check_in(t, ibk_latch_copy(gen), qp, &req);
+	} while (ibk_latch_read_retry(&t->latch, gen));
+	return v;
+}
+
+/*
+ * ibk_mr_table_check() for a burst of @n requests to one QP: hdrs[i]
+ * points at a BTH and the RETH or AtomicETH after it when its opcode
+ * carries one; verdicts[i] gets the enum ibk_mem_verdict. The whole burst
+ * is checked in one read section, against one published state of the
+ * table. Returns the number of IBK_MEM_OK. Every pointer must be valid.
+ */
+static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
+					      const struct ibk_mem_qp *qp,
+					      const void *const *hdrs,
+					      uint8_t *verdicts, size_t n)
+{
+	struct ibk_mem_request req;
+	enum ibk_mem_verdict v;
+	size_t i, ok;
+	uint32_t gen;
+	unsigned c;
+
+	do {
+		gen = ibk_latch_read_begin(&t->latch);
+		c = ibk_latch_copy(gen);
+		for (i = 0; i < n; i++) {
+			v = ibk_mem_request_parse(qp->type, hdrs[i], &req);
+			if (v == IBK_MEM_OK)
+				v = ibk__mr_check_in(t, c, qp, &req);
+			verdicts[i] = (uint8_t)v;
+		}
+	} while (ibk_latch_read_retry(&t->latch, gen));
+	for (i = 0, ok = 0; i < n; i++)
+		ok += verdicts[i] == IBK_MEM_OK;
+	return ok;
 }
 
 #endif /* IBKEYS_IB_TABLES_H */

@@ -205,4 +205,102 @@ static inline size_t base_port_rx_ud(struct base_pkey_cache *c,
 	return accepted;
 }
 
+/* ------------------------------------------------------------------------
+ * Memory keys: the responder's R_Key check the plain way
+ * ------------------------------------------------------------------------ */
+
+enum base_mem_verdict {
+	BASE_MEM_OK, BASE_MEM_NO_RKEY, BASE_MEM_DROP, BASE_MEM_BAD_OPCODE,
+	BASE_MEM_QP_ACCESS, BASE_MEM_LENGTH, BASE_MEM_KEY, BASE_MEM_PD,
+	BASE_MEM_WINDOW_QP, BASE_MEM_UNBOUND, BASE_MEM_ACCESS,
+	BASE_MEM_STATE, BASE_MEM_RANGE, BASE_MEM_ALIGN
+};
+
+/* A region or window as a driver's array holds it. */
+struct base_mem_object {
+	uint64_t addr, length;
+	uint32_t rkey, pd, access, qpn;
+	uint8_t is_window, is_type2, valid, live;
+};
+
+struct base_mem_qp {
+	uint32_t qpn, pd, access;	/* access: 2 write, 4 read, 8 atomic */
+};
+
+static inline uint64_t base_load_be64(const uint8_t *p)
+{
+	return (uint64_t)base_load_be32(p) << 32 | base_load_be32(p + 4);
+}
+
+/*
+ * An RC request's check, branch by branch: opcode, the QP's access flags,
+ * the DMA length, zero length, then the object at the key's index: key,
+ * PD, window QP, unbound window, access, state, range (overflow-checked),
+ * atomic alignment.
+ */
+static inline enum base_mem_verdict
+base_mem_check(const struct base_mem_object *objects, size_t n,
+	       const struct base_mem_qp *qp, const uint8_t *bth)
+{
+	const struct base_mem_object *o;
+	const uint8_t *ext = bth + 12;
+	uint64_t va, base, len;
+	uint32_t rkey, access;
+	size_t index;
+	int atomic = 0;
+
+	if ((bth[1] & 0x0f) != 0 || (bth[0] & 0xe0) != 0)
+		return BASE_MEM_DROP;
+	switch (bth[0]) {
+	case 0x06: case 0x0a: case 0x0b:	/* RDMA WRITE first/only */
+		access = 2;
+		break;
+	case 0x0c:				/* RDMA READ request */
+		access = 4;
+		break;
+	case 0x13: case 0x14:			/* COMPARE SWAP, FETCH ADD */
+		access = 8;
+		atomic = 1;
+		break;
+	case 0x1c:				/* FLUSH */
+		return BASE_MEM_BAD_OPCODE;
+	default:
+		return BASE_MEM_NO_RKEY;
+	}
+	if ((qp->access & access) != access)
+		return BASE_MEM_QP_ACCESS;
+	va = base_load_be64(ext);
+	rkey = base_load_be32(ext + 8);
+	len = atomic ? 8 : base_load_be32(ext + 12);
+	if (!atomic) {
+		if (len > 0x80000000u)
+			return BASE_MEM_LENGTH;
+		if (len == 0)
+			return BASE_MEM_OK;
+	}
+	index = rkey >> 8;
+	if (index >= n)
+		return BASE_MEM_KEY;
+	o = &objects[index];
+	if (!o->live || o->rkey != rkey)
+		return BASE_MEM_KEY;
+	if (o->pd != qp->pd)
+		return BASE_MEM_PD;
+	if (o->is_type2 && o->qpn != qp->qpn)
+		return BASE_MEM_WINDOW_QP;
+	if (o->is_window && o->length == 0)
+		return BASE_MEM_UNBOUND;
+	if ((o->access & access) != access)
+		return BASE_MEM_ACCESS;
+	if (!o->valid)
+		return BASE_MEM_STATE;
+	base = (o->access & 0x20) ? 0 : o->addr;	/* zero-based */
+	if (base + o->length < base || va + len < va || va < base ||
+	    va + len > base + o->length)
+		return BASE_MEM_RANGE;
+	if (atomic && (va & 7))
+		return BASE_MEM_ALIGN;
+	return BASE_MEM_OK;
+}
+
 #endif

@@ -84,6 +84,8 @@ extern const struct bench_case bench_tables_cases[];
 extern const size_t bench_tables_ncases;
 extern const struct bench_case bench_latch_cases[];
 extern const size_t bench_latch_ncases;
+extern const struct bench_case bench_mem_cases[];
+extern const size_t bench_mem_ncases;
 
 /* The case called name, from either list; NULL if there is none. */
 const struct bench_case *bench_case_lookup(const char *name);

@@ -111,7 +111,8 @@ void bench_measure(const struct bench_case *c, void *ctx,
 
 size_t bench_case_count(void)
 {
-	return bench_keys_ncases + bench_tables_ncases + bench_latch_ncases;
+	return bench_keys_ncases + bench_tables_ncases + bench_latch_ncases +
+	       bench_mem_ncases;
 }
 
 const struct bench_case *bench_case_at(size_t i)
@@ -121,7 +122,10 @@ const struct bench_case *bench_case_at(size_t i)
 	i -= bench_keys_ncases;
 	if (i < bench_tables_ncases)
 		return &bench_tables_cases[i];
-	return &bench_latch_cases[i - bench_tables_ncases];
+	i -= bench_tables_ncases;
+	if (i < bench_latch_ncases)
+		return &bench_latch_cases[i];
+	return &bench_mem_cases[i - bench_latch_ncases];
 }
 
 const struct bench_case *bench_case_lookup(const char *name)

@@ -8,6 +8,9 @@
  *   ibkeys mgid 0x8001 [GROUP] [SCOPE]  IPoIB MGID (default: IPv4 broadcast)
  *   ibkeys roce 52:54:00:12:34:56 | 192.168.1.2 | 2001:db8::1
  *   ibkeys guid 0x0002c90300012345
+ *   ibkeys rkey 0x12345678        index, key byte, next key of an R_Key
+ *   ibkeys range IOVA LEN BASE REGION_LEN
+ *                                 is the access inside the region, and why
  *   ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]
  *                                 a host's RDMA ports as sysfs shows them,
  *                                 decoded; may a port talk in a partition?
@@ -344,6 +347,52 @@ static void describe_gid(const struct ibk_gid *gid)
 	      ibk_guid_ntop_colon(guid, guid_colon));
 	field("kind:", "%s", gid_kind(gid));
 	describe_gid_origin(gid);
+}
+
+/*
+ * The range verdict in words. The u64 form most drivers use (rxe's
+ * mr_check_range(), siw_check_mem()) is computed too, to show where it
+ * lets a wrapped access through.
+ */
+static void explain_range(uint64_t iova, uint64_t len, uint64_t base,
+			  uint64_t region_len)
+{
+	enum ibk_range_verdict v = ibk_mem_range_check(iova, len, base,
+						       region_len);
+	uint64_t end = iova + len, region_end = base + region_len;
+	bool u64_form_passes = !(iova < base || end > region_end);
+
+	printf("access [0x%llx, +0x%llx) against region [0x%llx, +0x%llx)\n",
+	       (unsigned long long)iova, (unsigned long long)len,
+	       (unsigned long long)base, (unsigned long long)region_len);
+	switch (v) {
+	case IBK_RANGE_IN:
+		printf("in: 0x%llx <= iova and iova + length = 0x%llx <= "
+		       "0x%llx, the region's end\n", (unsigned long long)base,
+		       (unsigned long long)end,
+		       (unsigned long long)region_end);
+		return;
+	case IBK_RANGE_REGION_WRAPS:
+		printf("out: the region's end, base + length, does not fit in "
+		       "64 bits\n");
+		break;
+	case IBK_RANGE_WRAPS:
+		printf("out: iova + length does not fit in 64 bits (it wraps "
+		       "to 0x%llx)\n", (unsigned long long)end);
+		break;
+	case IBK_RANGE_BELOW:
+		printf("out: iova is below the region's base 0x%llx\n",
+		       (unsigned long long)base);
+		break;
+	case IBK_RANGE_BEYOND:
+		printf("out: the access ends at 0x%llx, past the region's end "
+		       "0x%llx\n", (unsigned long long)end,
+		       (unsigned long long)region_end);
+		break;
+	}
+	if (u64_form_passes)
+		printf("note: the u64 test iova < base || iova + length > base "
+		       "+ len (Linux rxe, siw) lets this access through\n");
 }
 
 /* ---- ports, as the kernel's sysfs shows them ---- */
@@ -1059,6 +1108,42 @@ static int cmd_guid(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_rkey(int argc, char **argv)
+{
+	unsigned long long v;
+	ibk_rkey_t key;
+
+	(void)argc;
+	if (!parse_number(argv[0], 0xffffffffu, &v))
+		return bad_arg("R_Key", argv[0], "0x00000000-0xffffffff");
+	key = (ibk_rkey_t)v;
+	printf("R_Key 0x%08x\n", key);
+	field("index:", "0x%06x (%u): the region or window it names",
+	      ibk_rkey_index(key), ibk_rkey_index(key));
+	field("key byte:", "0x%02x: the consumer's part, which fast "
+	      "register and type 2 binds set", ibk_rkey_byte(key));
+	field("next key:", "0x%08x (ibv_inc_rkey: key byte + 1, wrapping, "
+	      "index kept)", ibk_rkey_next(key));
+	return 0;
+}
+
+static int cmd_range(int argc, char **argv)
+{
+	static const char *const what[4] = {
+		"IOVA", "length", "base", "region length",
+	};
+	unsigned long long v[4];
+	int i;
+
+	(void)argc;
+	for (i = 0; i < 4; i++)
+		if (!parse_number(argv[i], ~0ull, &v[i]))
+			return bad_arg(what[i], argv[i],
+				       "a 64-bit number, decimal or 0x-hex");
+	explain_range(v[0], v[1], v[2], v[3]);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int min_args, max_args;
@@ -1078,6 +1163,10 @@ static const struct command {
 	  "default GID of a MAC, or the GID of an IP address", cmd_roce },
 	{ "guid", 1, 1, "GUID",
 	  "both text forms of a GUID and its port GID", cmd_guid },
+	{ "rkey", 1, 1, "KEY",
+	  "index, key byte and next key of an L_Key or R_Key", cmd_rkey },
+	{ "range", 4, 4, "IOVA LEN BASE REGION_LEN",
+	  "is [IOVA, +LEN) inside the region, and why", cmd_range },
 	{ "port", 0, 5, "[DEV[:PORT]] [--pkey P]",
 	  "RDMA ports from sysfs; may one talk in P's partition?", cmd_port },
 };
@@ -1091,7 +1180,7 @@ static void usage(FILE *out)
 	      "Explain InfiniBand keys and identifiers by the InfiniBand rules.\n\n",
 	      out);
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-4s %-25s  %s\n", commands[i].name,
+		fprintf(out, "  %-5s %-25s  %s\n", commands[i].name,
 			commands[i].args, commands[i].summary);
 	fputs("\nNumbers are decimal or 0x-prefixed hex. SCOPE is 0-15 or link,\n"
 	      "site, org, global (default link). GROUP is an IPv4 (224.0.0.0/4)\n"

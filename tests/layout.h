@@ -29,6 +29,16 @@
 	X(alignof(struct ibk_port))				\
 	X(offsetof(struct ibk_port, gids))			\
 	X(offsetof(struct ibk_port, pkey_violations))		\
-	X(offsetof(struct ibk_port, qkey_violations))
+	X(offsetof(struct ibk_port, qkey_violations))		\
+	X(sizeof(struct ibk_mem_attr))				\
+	X(offsetof(struct ibk_mem_attr, rkey))			\
+	X(offsetof(struct ibk_mem_attr, state))			\
+	X(sizeof(struct ibk_mem_qp))				\
+	X(sizeof(struct ibk_mem_request))			\
+	X(sizeof(struct ibk_mw_bind))				\
+	X(sizeof(struct ibk_mr_cell))				\
+	X(sizeof(struct ibk_mr_table))				\
+	X(offsetof(struct ibk_mr_table, cells))			\
+	X(sizeof(struct ibk_mr_ref))
 
 #endif /* IBKEYS_TESTS_LAYOUT_H */

@@ -161,6 +161,32 @@ expect 'guid 0x0002c90300012345' '^GUID 0x0002c90300012345$' \
 expect 'guid 0002:c903:0001:2345' '^GUID 0x0002c90300012345$'
 expect 'guid 0x1' '^GUID 0x0000000000000001$' '^GID fe80::1$'
 
+# ---- memory keys: key = index << 8 | key byte; the next key is
+# ---- ibv_inc_rkey(): key byte + 1 with wrap, index kept.
+expect 'rkey 0x12345678' '^R_Key 0x12345678$' 'index: +0x123456 \(1193046\)' \
+	'key byte: +0x78' 'next key: +0x12345679'
+expect 'rkey 0x123456ff' 'next key: +0x12345600'
+expect 'rkey 0xffffffff' 'index: +0xffffff' 'next key: +0xffffff00'
+expect 'rkey 0' '^R_Key 0x00000000$' 'index: +0x000000' 'next key: +0x00000001'
+expect 'rkey 305419896' '^R_Key 0x12345678$'
+
+# ---- range: [iova, iova + len) inside [base, base + region_len), exactly:
+# ---- a sum past 2^64 - 1 is refused, never compared after wrapping.
+expect 'range 0x1000 0x1000 0x1000 0x1000' '^in: '
+expect 'range 0x2000 0 0x1000 0x1000' '^in: '
+expect 'range 0x1fff 1 0x1000 0x1000' '^in: '
+expect 'range 0x1000 0x1001 0x1000 0x1000' '^out: .*ends at 0x2001.*end 0x2000'
+expect 'range 0xfff 1 0x1000 0x1000' '^out: .*below'
+expect 'range 0x2001 0 0x1000 0x1000' '^out: .*past'
+# the rxe wrap: 0xfffffffffffffc00 + 0x400 = 2^64, which u64 sees as 0
+expect 'range 0xfffffffffffffc00 0x400 0x1000 0x1000' '^out: .*64 bits.*0x0\)' \
+	'rxe.*lets this access through'
+expect_not 'range 0xfff 1 0x1000 0x1000' 'lets this access through'
+# a region whose end is 2^64 is refused: its end does not fit
+expect 'range 0xfffffffffffff000 1 0xfffffffffffff000 0x1000' \
+	"^out: the region's end"
+expect 'range 0xfffffffffffff000 0xfff 0xfffffffffffff000 0xfff' '^in: '
+
 # ---- malformed values: exit 1
 malformed pkey zz
 malformed pkey ''
@@ -196,6 +222,10 @@ malformed roce 1.2.3
 malformed guid 0x
 malformed guid 0x00000000000000001
 malformed guid 2c9:3:1:2345
+malformed rkey 0x100000000
+malformed rkey zz
+malformed range 1 2 3 0x10000000000000000
+malformed range 1 2 3 -4
 
 # ---- usage: --help on stdout (0); no or wrong arguments on stderr (2)
 run --help
@@ -217,6 +247,11 @@ run pkey 1 2 3
 status=0
 [ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
 tap "$status" "ibkeys pkey with three keys: usage, exit 2"
+
+run range 1 2 3
+status=0
+[ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
+tap "$status" "ibkeys range with three numbers: usage, exit 2"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_wire.c - LRH/GRH/BTH/DETH accessors of ib_keys.h against the header
+ * test_wire.c - LRH/GRH/BTH/DETH/RETH/AtomicETH/IETH/AETH accessors of
+ * ib_keys.h against the header
  * layouts written here as a bit table (big-endian, bit 0 = MSB of byte 0),
  * read and written by a bit-at-a-time model. Every field is checked at
  * every offset 0..7 of a larger buffer, with the rest of the buffer random,
@@ -87,6 +88,16 @@ ACCESSOR(bth, ackreq, bool)
 ACCESSOR(bth, psn, uint32_t)
 ACCESSOR(deth, qkey, ibk_qkey_t)
 ACCESSOR(deth, src_qp, uint32_t)
+ACCESSOR(reth, va, uint64_t)
+ACCESSOR(reth, rkey, uint32_t)
+ACCESSOR(reth, dma_len, uint32_t)
+ACCESSOR(atomiceth, va, uint64_t)
+ACCESSOR(atomiceth, rkey, uint32_t)
+ACCESSOR(atomiceth, swap_add, uint64_t)
+ACCESSOR(atomiceth, compare, uint64_t)
+ACCESSOR(ieth, rkey, uint32_t)
+ACCESSOR(aeth, syndrome, uint8_t)
+ACCESSOR(aeth, msn, uint32_t)
 
 /* The layouts: header length, first bit (0 = MSB of byte 0), width. */
 static const struct field {
@@ -123,6 +134,18 @@ static const struct field {
 	F(bth, psn, 12, 72, 24),
 	F(deth, qkey, 8, 0, 32),	/* then 8 reserved bits */
 	F(deth, src_qp, 8, 40, 24),
+	/* IBA 9.3.3.3 RETH, 9.3.3.4 AtomicETH, 9.3.3.5 IETH, 9.3.5 AETH;
+	 * rxe_hdr.h struct rxe_reth, rxe_atmeth, rxe_ieth, rxe_aeth */
+	F(reth, va, 16, 0, 64),
+	F(reth, rkey, 16, 64, 32),
+	F(reth, dma_len, 16, 96, 32),
+	F(atomiceth, va, 28, 0, 64),
+	F(atomiceth, rkey, 28, 64, 32),
+	F(atomiceth, swap_add, 28, 96, 64),
+	F(atomiceth, compare, 28, 160, 64),
+	F(ieth, rkey, 4, 0, 32),
+	F(aeth, syndrome, 4, 0, 8),
+	F(aeth, msn, 4, 8, 24),
 #undef F
 };
 
@@ -131,7 +154,7 @@ static const struct field {
 static void test_field(const struct field *f)
 {
 	unsigned bad_get = 0, bad_set = 0, bad_reget = 0;
-	uint64_t mask = (1ull << f->width) - 1;	/* widths <= 32 */
+	uint64_t mask = f->width < 64 ? (1ull << f->width) - 1 : ~0ull;
 	unsigned off, trial;
 
 	for (off = 0; off < 8; off++) {
@@ -166,11 +189,13 @@ static void test_layout_table(void)
 	static const struct { const char *hdr; unsigned len, used; } hdrs[] = {
 		{ "lrh", 8, 64 - 2 - 5 }, { "grh", 40, 64 },
 		{ "bth", 12, 96 - 6 - 7 }, { "deth", 8, 64 - 8 },
+		{ "reth", 16, 128 }, { "atomiceth", 28, 224 },
+		{ "ieth", 4, 32 }, { "aeth", 4, 32 },
 	};
 	bool ok = true;
 	size_t h, i, j;
 
-	for (h = 0; h < 4; h++) {
+	for (h = 0; h < sizeof(hdrs) / sizeof(hdrs[0]); h++) {
 		unsigned used = 0;
 
 		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
@@ -194,6 +219,11 @@ static void test_layout_table(void)
 	tap_ok(ok, "the layout table tiles each header (GRH GIDs tested apart)");
 	tap_ok(IBK_LRH_LEN == 8 && IBK_GRH_LEN == 40 && IBK_BTH_LEN == 12 &&
 	       IBK_DETH_LEN == 8, "header lengths 8/40/12/8");
+	/* FACTS-access.md 2.2; ib_pack.h IB_EXT_ATOMICETH_BYTES 28 */
+	tap_ok(IBK_RETH_LEN == 16 && IBK_ATOMICETH_LEN == 28 &&
+	       IBK_IETH_LEN == 4 && IBK_AETH_LEN == 4 && IBK_IMMDT_LEN == 4,
+	       "extension header lengths: RETH 16, AtomicETH 28, IETH 4, "
+	       "AETH 4, ImmDt 4");
 }
 
 static void test_gids(void)
@@ -228,6 +258,58 @@ static void test_gids(void)
 	}
 	tap_ok(bad == 0, "grh sgid @8 / dgid @24: get and set at offsets 0..7, "
 	       "nothing else touched (%u bad)", bad);
+}
+
+/* The extension headers of RDMA requests and acknowledgements, by hand. */
+static void test_hand_built_ext(void)
+{
+	static const uint8_t reth[16] = {
+		0x00, 0x00, 0x7f, 0xff, 0x12, 0x34, 0x56, 0x78,
+		0xde, 0xad, 0xbe, 0xef, 0x00, 0x00, 0x10, 0x00,
+	};
+	static const uint8_t atm[28] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x00,
+		0x00, 0x01, 0x23, 0x07, 0x01, 0x02, 0x03, 0x04,
+		0x05, 0x06, 0x07, 0x08, 0x80, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x01,
+	};
+	static const uint8_t aeth[4] = { 0x62, 0x00, 0x00, 0x2a };
+	static const uint8_t ieth[4] = { 0x00, 0x12, 0x34, 0x56 };
+	uint8_t built[32];
+
+	tap_ok(ibk_reth_va(reth) == 0x00007fff12345678ull &&
+	       ibk_reth_rkey(reth) == 0xdeadbeefu &&
+	       ibk_reth_dma_len(reth) == 4096,
+	       "RETH 00007fff12345678 deadbeef 00001000: VA, R_Key, DMA length");
+	tap_ok(ibk_atomiceth_va(atm) == 0xfffffffffffffc00ull &&
+	       ibk_atomiceth_rkey(atm) == 0x00012307u &&
+	       ibk_atomiceth_swap_add(atm) == 0x0102030405060708ull &&
+	       ibk_atomiceth_compare(atm) == 0x8000000000000001ull,
+	       "AtomicETH: VA, R_Key, swap/add, compare big-endian");
+	tap_ok(ibk_aeth_syndrome(aeth) == 0x62 && ibk_aeth_msn(aeth) == 42,
+	       "AETH 62 00 00 2a: NAK remote access error, MSN 42");
+	tap_ok(ibk_ieth_rkey(ieth) == 0x00123456u, "IETH 00 12 34 56");
+
+	memset(built, 0xee, sizeof(built));
+	ibk_reth_set_va(built, 0x00007fff12345678ull);
+	ibk_reth_set_rkey(built, 0xdeadbeefu);
+	ibk_reth_set_dma_len(built, 4096);
+	tap_ok(memcmp(built, reth, 16) == 0 && built[16] == 0xee,
+	       "RETH setters build those bytes, nothing after them");
+	memset(built, 0xee, sizeof(built));
+	ibk_atomiceth_set_va(built, 0xfffffffffffffc00ull);
+	ibk_atomiceth_set_rkey(built, 0x00012307u);
+	ibk_atomiceth_set_swap_add(built, 0x0102030405060708ull);
+	ibk_atomiceth_set_compare(built, 0x8000000000000001ull);
+	tap_ok(memcmp(built, atm, 28) == 0 && built[28] == 0xee,
+	       "AtomicETH setters build those bytes, nothing after them");
+	memset(built, 0xee, sizeof(built));
+	ibk_aeth_set_syndrome(built, 0x62);
+	ibk_aeth_set_msn(built, 0xff00002au);	/* 24-bit: high byte dropped */
+	ibk_ieth_set_rkey(built + 4, 0x00123456u);
+	tap_ok(memcmp(built, aeth, 4) == 0 && memcmp(built + 4, ieth, 4) == 0 &&
+	       built[8] == 0xee,
+	       "AETH and IETH setters build those bytes; MSN masked to 24 bits");
 }
 
 /* Headers built by hand from the layout, read back field by field. */
@@ -329,6 +411,7 @@ static void test_hand_built(void)
 	ibk_deth_set_src_qp(built, 0xff000001u);	/* 24-bit: high byte dropped */
 	tap_ok(memcmp(built, deth, 8) == 0 && built[8] == 0xee,
 	       "DETH setters build those bytes; SrcQP masked to 24 bits");
+	test_hand_built_ext();
 }
 
 int main(void)

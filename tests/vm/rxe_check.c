@@ -28,6 +28,14 @@
  *	ibv_modify_qp() to free and controlled Q_Keys as root and as uid
  *	65534, with the kernel's privileged-qkey switch off and on, against
  *	ibk_qkey_may_set(). Needs root to start.
+ *   rxe_check mem REQUESTER_DEV RESPONDER_DEV
+ *	RC RDMA WRITE, READ and FETCH ADD from the first device to MRs and a
+ *	type 2 window of the second, mirrored in an ibk_mr_table: a stale
+ *	key byte, another PD, missing access, out of bounds, misalignment,
+ *	the window from another QP, the iova + length wrap. The completion
+ *	status the requester gets against the verdict of
+ *	ibk_mr_table_check() on the same request; where rxe does otherwise
+ *	(a window's range, a misaligned atomic), that is checked as noted.
  *
  * Output: unnumbered TAP lines ("ok - ...", "not ok - ...") and "# ..."
  * lines with the counts; the VM's init runs several of these in a row.
@@ -51,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1678,6 +1687,513 @@ static int cmd_qkey(const char *devname)
 }
 
 /* ------------------------------------------------------------------------
+ * mem: RDMA WRITE, READ and ATOMIC against soft-RoCE's R_Key checks
+ * ------------------------------------------------------------------------ */
+
+#define MEM_BUF		4096		/* each region: one page */
+#define MEM_WAIT_S	20.0		/* for one completion, under TCG */
+#define MEM_REMOTE	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+/* The requester (A, the send side of the UD test) and the responder (B),
+ * and on B the objects the requests name, mirrored in an ibk_mr_table. */
+struct mem_env {
+	struct dev a, b;
+	int a_gid, b_gid;		/* GID indices of 192.0.2.1 and .2 */
+	struct ibv_pd *pd_a, *pd_b, *pd_b2;
+	struct ibv_cq *cq_a, *cq_b;
+	uint8_t *buf_a, *buf_all, *buf_ro, *buf_pd2;
+	struct ibv_mr *mr_a, *mr_all, *mr_ro, *mr_pd2;
+	struct ibv_mw *mw;
+	uint32_t mw_rkey;		/* its key once bound */
+	uint64_t mw_addr, mw_len;
+	struct ibv_qp *mw_qp_a, *mw_qp_b; /* the pair the window is bound on */
+	struct ibk_mr_table table;
+	struct ibk_mr_cell *cells;
+};
+
+/* An RC QP on @pd with both queues on @cq. */
+static struct ibv_qp *mem_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.qp_type = IBV_QPT_RC;
+	return ibv_create_qp(pd, &ia);
+}
+
+/* @qp to RTS, connected to @dest_qpn at @dgid, remote access allowed. */
+static int mem_connect(struct ibv_qp *qp, uint32_t dest_qpn,
+		       const union ibv_gid *dgid, int sgid_index)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = PORT_NUM;
+	a.qp_access_flags = MEM_REMOTE;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = (uint8_t)sgid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = PORT_NUM;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 12;
+	a.retry_cnt = 1;
+	a.rnr_retry = 1;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* A connected pair, requester on A, responder on B. 0, or -1. */
+static int mem_pair(struct mem_env *e, struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	union ibv_gid ga, gb;
+
+	*qa = mem_qp(e->pd_a, e->cq_a);
+	*qb = mem_qp(e->pd_b, e->cq_b);
+	if (!*qa || !*qb ||
+	    ibv_query_gid(e->a.ctx, PORT_NUM, e->a_gid, &ga) ||
+	    ibv_query_gid(e->b.ctx, PORT_NUM, e->b_gid, &gb))
+		return -1;
+	return mem_connect(*qa, (*qb)->qp_num, &gb, e->a_gid) ||
+	       mem_connect(*qb, (*qa)->qp_num, &ga, e->b_gid) ? -1 : 0;
+}
+
+static void mem_unpair(struct ibv_qp *qa, struct ibv_qp *qb)
+{
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+}
+
+/* An MR of B registered with the device and mirrored in the table. */
+static struct ibv_mr *mem_reg(struct mem_env *e, struct ibv_pd *pd,
+			      uint8_t **buf, int access)
+{
+	struct ibk_mem_attr a;
+	struct ibv_mr *mr;
+
+	if (posix_memalign((void **)buf, MEM_BUF, MEM_BUF))
+		return NULL;
+	memset(*buf, 0, MEM_BUF);
+	mr = ibv_reg_mr(pd, *buf, MEM_BUF, access);
+	if (!mr)
+		return NULL;
+	memset(&a, 0, sizeof(a));
+	a.rkey = mr->rkey;
+	a.pd = pd->handle;
+	a.access = (uint32_t)access;
+	a.addr = (uintptr_t)*buf;
+	a.length = MEM_BUF;
+	a.kind = IBK_MEM_MR;
+	return ibk_mr_table_register(&e->table, &a) == IBK_MEMOP_OK ? mr : NULL;
+}
+
+/* The table must hold every index the device hands out: size it from the
+ * keys of probe objects, with room to spare. */
+static uint32_t mem_capacity(struct ibv_pd *pd)
+{
+	uint32_t most = 0;
+	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	uint8_t probe[64];
+	struct ibv_mr *mr = ibv_reg_mr(pd, probe, sizeof(probe), 0);
+
+	if (mr) {
+		most = ibk_rkey_index(mr->lkey);
+		ibv_dereg_mr(mr);
+	}
+	if (mw) {
+		if (ibk_rkey_index(mw->rkey) > most)
+			most = ibk_rkey_index(mw->rkey);
+		ibv_dealloc_mw(mw);
+	}
+	return most + 64;
+}
+
+/* Waits for the completion of the one WR posted on @cq. */
+static bool mem_wait(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	double deadline = now_s() + MEM_WAIT_S;
+
+	do {
+		if (ibv_poll_cq(cq, 1, wc) == 1)
+			return true;
+		sleep_ms(1);
+	} while (now_s() < deadline);
+	return false;
+}
+
+/* Binds the type 2 window on the pair's responder QP, in the device and in
+ * the table, over [addr, addr + len) of mr_all, remote read and write. */
+static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibk_mw_bind bw;
+	struct ibv_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = e->mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(e->mw->rkey);
+	wr.bind_mw.bind_info.mr = e->mr_all;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+					       IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_post_send(e->mw_qp_b, &wr, &bad) || !mem_wait(e->cq_b, &wc) ||
+	    wc.status != IBV_WC_SUCCESS)
+		return -1;
+	memset(&bw, 0, sizeof(bw));
+	bw.mw_rkey = e->mw->rkey;
+	bw.mr_lkey = e->mr_all->lkey;
+	bw.key_byte = ibk_rkey_byte(wr.bind_mw.rkey);
+	bw.addr = addr;
+	bw.length = len;
+	bw.access = IBK_ACCESS_REMOTE_READ | IBK_ACCESS_REMOTE_WRITE;
+	bw.qpn = e->mw_qp_b->qp_num;
+	bw.qp_pd = e->pd_b->handle;
+	if (ibk_mr_table_bind(&e->table, &bw) != IBK_MEMOP_OK)
+		return -1;
+	e->mw_rkey = wr.bind_mw.rkey;
+	e->mw_addr = addr;
+	e->mw_len = len;
+	return 0;
+}
+
+static int mem_setup(struct mem_env *e, const char *dev_a, const char *dev_b)
+{
+	struct ibk_gid ga = gid_of_ipv4_text(UD_SEND_ADDR);
+	struct ibk_gid gb = gid_of_ipv4_text(UD_RECV_ADDR);
+	struct ibk_mem_attr w;
+	uint32_t cap;
+
+	memset(e, 0, sizeof(*e));
+	if (dev_open(&e->a, dev_a) || dev_open(&e->b, dev_b))
+		return EXIT_CANNOT_RUN;
+	e->a_gid = device_gid_index(&e->a, &ga);
+	e->b_gid = device_gid_index(&e->b, &gb);
+	if (e->a_gid < 0 || e->b_gid < 0)
+		return cannot_run("mem: %s and %s need the GIDs of %s and %s",
+				  dev_a, dev_b, UD_SEND_ADDR, UD_RECV_ADDR);
+	e->pd_a = ibv_alloc_pd(e->a.ctx);
+	e->pd_b = ibv_alloc_pd(e->b.ctx);
+	e->pd_b2 = ibv_alloc_pd(e->b.ctx);
+	e->cq_a = ibv_create_cq(e->a.ctx, 16, NULL, NULL, 0);
+	e->cq_b = ibv_create_cq(e->b.ctx, 16, NULL, NULL, 0);
+	if (!e->pd_a || !e->pd_b || !e->pd_b2 || !e->cq_a || !e->cq_b)
+		return cannot_run("mem: PDs and CQs: %s", strerror(errno));
+	cap = mem_capacity(e->pd_b);
+	e->cells = calloc(IBK_MR_CELLS(cap), sizeof(*e->cells));
+	if (!e->cells || ibk_mr_table_init(&e->table, e->cells, cap))
+		return cannot_run("mem: an ibk_mr_table of %u objects", cap);
+	if (posix_memalign((void **)&e->buf_a, MEM_BUF, MEM_BUF))
+		return cannot_run("mem: out of memory");
+	e->mr_a = ibv_reg_mr(e->pd_a, e->buf_a, MEM_BUF,
+			     IBV_ACCESS_LOCAL_WRITE);
+	e->mr_all = mem_reg(e, e->pd_b, &e->buf_all, IBV_ACCESS_LOCAL_WRITE |
+			    MEM_REMOTE | IBV_ACCESS_MW_BIND);
+	e->mr_ro = mem_reg(e, e->pd_b, &e->buf_ro, IBV_ACCESS_REMOTE_READ);
+	e->mr_pd2 = mem_reg(e, e->pd_b2, &e->buf_pd2,
+			    IBV_ACCESS_LOCAL_WRITE | MEM_REMOTE);
+	if (!e->mr_a || !e->mr_all || !e->mr_ro || !e->mr_pd2)
+		return cannot_run("mem: register the MRs: %s", strerror(errno));
+	e->mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
+	if (!e->mw)
+		return cannot_run("mem: ibv_alloc_mw type 2: %s", strerror(errno));
+	memset(&w, 0, sizeof(w));
+	w.rkey = e->mw->rkey;
+	w.pd = e->pd_b->handle;
+	w.kind = IBK_MEM_MW2;
+	if (ibk_mr_table_register(&e->table, &w) != IBK_MEMOP_OK)
+		return cannot_run("mem: the window in the table");
+	if (mem_pair(e, &e->mw_qp_a, &e->mw_qp_b))
+		return cannot_run("mem: connect an RC pair: %s", strerror(errno));
+	if (mem_bind(e, (uintptr_t)e->buf_all + 0x400, 0x400))
+		return cannot_run("mem: bind the type 2 window (rxe_bind_mw)");
+	note("mem: %s QP -> %s; MRs 0x%08x (all), 0x%08x (read only), "
+	     "0x%08x (another PD); type 2 window 0x%08x on QP %u over "
+	     "[+0x400, +0x800) of the first; table of %u objects",
+	     dev_a, dev_b, e->mr_all->rkey, e->mr_ro->rkey, e->mr_pd2->rkey,
+	     e->mw_rkey, e->mw_qp_b->qp_num, cap);
+	return 0;
+}
+
+enum mem_target { T_ALL, T_RO, T_PD2, T_MW, T_NONE };
+
+struct mem_case {
+	const char *what;
+	enum ibv_wr_opcode op;
+	enum mem_target target;
+	bool stale_key;		/* the next key byte: a re-bind's or rereg's */
+	int64_t offset;		/* from the target's start */
+	uint64_t va;		/* used instead when not 0 */
+	uint32_t length;
+	bool window_qp;		/* on the pair the window is bound to */
+	enum { AGREE, KERNEL_GRANTS, POST_REFUSED } expect;
+	const char *why;	/* why rxe does not do what the library says */
+};
+
+static const struct mem_case mem_cases[] = {
+	{ "WRITE inside the MR", IBV_WR_RDMA_WRITE, T_ALL, false, 0x100, 0,
+	  256, false, AGREE, NULL },
+	{ "READ inside the MR", IBV_WR_RDMA_READ, T_ALL, false, 0x200, 0, 128,
+	  false, AGREE, NULL },
+	{ "FETCH ADD inside the MR", IBV_WR_ATOMIC_FETCH_AND_ADD, T_ALL, false,
+	  0x300, 0, 8, false, AGREE, NULL },
+	{ "WRITE with a stale key byte", IBV_WR_RDMA_WRITE, T_ALL, true, 0x100,
+	  0, 64, false, AGREE, NULL },
+	{ "WRITE with the key of an MR in another PD", IBV_WR_RDMA_WRITE,
+	  T_PD2, false, 0, 0, 64, false, AGREE, NULL },
+	{ "WRITE to an MR without remote write", IBV_WR_RDMA_WRITE, T_RO,
+	  false, 0, 0, 64, false, AGREE, NULL },
+	{ "FETCH ADD on an MR without remote atomic",
+	  IBV_WR_ATOMIC_FETCH_AND_ADD, T_RO, false, 0, 0, 8, false, AGREE, NULL },
+	{ "READ from an MR with remote read", IBV_WR_RDMA_READ, T_RO, false,
+	  0x10, 0, 64, false, AGREE, NULL },
+	{ "READ 16 bytes past the MR's end", IBV_WR_RDMA_READ, T_ALL, false,
+	  MEM_BUF - 16, 0, 32, false, AGREE, NULL },
+	{ "WRITE starting 8 bytes below the MR", IBV_WR_RDMA_WRITE, T_ALL,
+	  false, -8, 0, 16, false, AGREE, NULL },
+	{ "FETCH ADD at an address 4 off alignment",
+	  IBV_WR_ATOMIC_FETCH_AND_ADD, T_ALL, false, 0x304, 0, 8, false,
+	  POST_REFUSED, "the rxe provider refuses to post an atomic whose "
+	  "remote address is not 8-aligned, so no responder ever sees it" },
+	{ "WRITE with a key naming no object", IBV_WR_RDMA_WRITE, T_NONE,
+	  false, 0, 0, 64, false, AGREE, NULL },
+	{ "WRITE of 0 bytes with a stale key", IBV_WR_RDMA_WRITE, T_ALL, true,
+	  0, 0, 0, false, AGREE, NULL },
+	{ "WRITE through the type 2 window, from its QP", IBV_WR_RDMA_WRITE,
+	  T_MW, false, 0x100, 0, 64, true, AGREE, NULL },
+	{ "WRITE through the type 2 window from another QP",
+	  IBV_WR_RDMA_WRITE, T_MW, false, 0x100, 0, 64, false, AGREE, NULL },
+	{ "WRITE through the window past its end, inside its MR",
+	  IBV_WR_RDMA_WRITE, T_MW, false, 0x500, 0, 64, true, KERNEL_GRANTS,
+	  "rxe checks a window's access against its MR's range only "
+	  "(check_rkey() calls mr_check_range() on the MR)" },
+	{ "WRITE of 0x400 bytes at 0xfffffffffffffc00 (iova + length wraps "
+	  "to 0)", IBV_WR_RDMA_WRITE, T_ALL, false, 0, 0xfffffffffffffc00ull,
+	  0x400, false, AGREE, NULL },
+};
+#define N_MEM_CASES (sizeof(mem_cases) / sizeof(mem_cases[0]))
+
+/* A kernel whose mr_check_range() sums iova + length in u64 (the form
+ * since early 2023, v6.3) without the May 2026 fix would write past the
+ * MR: the wrap case runs on older kernels only, which test the range as
+ * length > mr length || iova > base + mr length - length. */
+static bool mem_wrap_is_safe(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	return uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	       (major < 6 || (major == 6 && minor < 3));
+}
+
+/* The request's BTH and RETH or AtomicETH as the requester sends it. */
+static void mem_packet(uint8_t *pkt, const struct ibv_send_wr *wr,
+		       uint32_t dest_qpn)
+{
+	uint8_t *ext = pkt + IBK_BTH_LEN;
+	uint8_t op = wr->opcode == IBV_WR_RDMA_WRITE ?
+		     IBK_OP_RDMA_WRITE_ONLY : wr->opcode == IBV_WR_RDMA_READ ?
+		     IBK_OP_RDMA_READ_REQUEST : IBK_OP_FETCH_ADD;
+
+	memset(pkt, 0, IBK_BTH_LEN + IBK_ATOMICETH_LEN);
+	ibk_bth_set_opcode(pkt, (uint8_t)(IBK_TRANSPORT_RC | op));
+	ibk_bth_set_pkey(pkt, IBK_PKEY_DEFAULT);
+	ibk_bth_set_dest_qp(pkt, dest_qpn);
+	if (op == IBK_OP_FETCH_ADD) {
+		ibk_atomiceth_set_va(ext, wr->wr.atomic.remote_addr);
+		ibk_atomiceth_set_rkey(ext, wr->wr.atomic.rkey);
+		ibk_atomiceth_set_swap_add(ext, wr->wr.atomic.compare_add);
+	} else {
+		ibk_reth_set_va(ext, wr->wr.rdma.remote_addr);
+		ibk_reth_set_rkey(ext, wr->wr.rdma.rkey);
+		ibk_reth_set_dma_len(ext, wr->sg_list ? wr->sg_list->length : 0);
+	}
+}
+
+struct mem_tally {
+	unsigned run, agree, differ_as_noted, skipped;
+};
+
+static void mem_one(struct mem_env *e, const struct mem_case *c,
+		    struct mem_tally *t)
+{
+	uint8_t pkt[IBK_BTH_LEN + IBK_ATOMICETH_LEN];
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibk_mem_qp lib_qp;
+	enum ibk_mem_verdict v;
+	enum ibk_wc_status want;
+	struct ibv_wc wc;
+	uint64_t start = 0;
+	uint32_t rkey = 0;
+	int posted;
+
+	if (c->va && !mem_wrap_is_safe()) {
+		t->skipped++;
+		note("mem: %s: not run on this kernel: its u64 range test "
+		     "would write out of bounds", c->what);
+		return;
+	}
+	switch (c->target) {
+	case T_ALL:  rkey = e->mr_all->rkey; start = (uintptr_t)e->buf_all; break;
+	case T_RO:   rkey = e->mr_ro->rkey; start = (uintptr_t)e->buf_ro; break;
+	case T_PD2:  rkey = e->mr_pd2->rkey; start = (uintptr_t)e->buf_pd2; break;
+	case T_MW:   rkey = e->mw_rkey; start = e->mw_addr; break;
+	case T_NONE: rkey = ibk_rkey_make(e->table.capacity - 1, 0x42);
+		     start = (uintptr_t)e->buf_all; break;
+	}
+	if (c->stale_key)
+		rkey = ibk_rkey_next(rkey);
+	if (c->window_qp) {
+		qa = e->mw_qp_a;
+		qb = e->mw_qp_b;
+	} else if (mem_pair(e, &qa, &qb)) {
+		check(false, "mem: %s: connect an RC pair", c->what);
+		mem_unpair(qa, qb);
+		return;
+	}
+
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)e->buf_a;
+	sge.length = c->length;
+	sge.lkey = e->mr_a->lkey;
+	wr.opcode = c->op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = c->length ? &sge : NULL;
+	wr.num_sge = c->length ? 1 : 0;
+	if (c->op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = c->va ? c->va : start + (uint64_t)c->offset;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else {
+		wr.wr.rdma.remote_addr = c->va ? c->va : start + (uint64_t)c->offset;
+		wr.wr.rdma.rkey = rkey;
+	}
+
+	/* the library first: the request against the table, on B's QP */
+	mem_packet(pkt, &wr, qb->qp_num);
+	lib_qp.type = IBK_QPT_RC;
+	lib_qp.qpn = qb->qp_num;
+	lib_qp.pd = e->pd_b->handle;
+	lib_qp.access = IBK_ACCESS_REMOTE;
+	v = ibk_mr_table_check(&e->table, &lib_qp, pkt);
+	want = ibk_mem_verdict_wc_status(v);
+
+	posted = ibv_post_send(qa, &wr, &bad);
+	t->run++;
+	if (c->expect == POST_REFUSED) {
+		bool as_noted = posted != 0 && v != IBK_MEM_OK;
+
+		t->differ_as_noted += as_noted;
+		check(as_noted, "mem: %s: library %s (NAK 0x%02x), "
+		      "ibv_post_send %s: %s", c->what, ibk_mem_verdict_name(v),
+		      ibk_mem_verdict_nak(v), posted ? strerror(posted) :
+		      "accepted it", c->why);
+	} else if (posted) {
+		check(false, "mem: %s: ibv_post_send: %s", c->what,
+		      strerror(posted));
+	} else if (!mem_wait(e->cq_a, &wc)) {
+		check(false, "mem: %s: no completion in %.0f s", c->what,
+		      MEM_WAIT_S);
+	} else if (c->expect == KERNEL_GRANTS) {
+		bool as_noted = v != IBK_MEM_OK && wc.status == IBV_WC_SUCCESS;
+
+		t->differ_as_noted += as_noted;
+		check(as_noted, "mem: %s: library %s (NAK 0x%02x), kernel %s: "
+		      "%s", c->what, ibk_mem_verdict_name(v),
+		      ibk_mem_verdict_nak(v), ibv_wc_status_str(wc.status),
+		      c->why);
+	} else {
+		t->agree += (int)wc.status == (int)want;
+		check((int)wc.status == (int)want,
+		      "mem: %s: library %s (NAK 0x%02x), requester completes "
+		      "%s as the library says", c->what,
+		      ibk_mem_verdict_name(v), ibk_mem_verdict_nak(v),
+		      ibv_wc_status_str(wc.status));
+	}
+	if (!c->window_qp)
+		mem_unpair(qa, qb);
+}
+
+/* Frees what mem_setup() made, window first (it holds its QP and MR),
+ * then the QPs, regions, domains and queues, timing each step. */
+static void mem_teardown(struct mem_env *e)
+{
+	double t0 = now_s(), t1, t2;
+
+	ibv_dealloc_mw(e->mw);
+	mem_unpair(e->mw_qp_a, e->mw_qp_b);
+	t1 = now_s();
+	ibv_dereg_mr(e->mr_a);
+	ibv_dereg_mr(e->mr_all);
+	ibv_dereg_mr(e->mr_ro);
+	ibv_dereg_mr(e->mr_pd2);
+	ibv_dealloc_pd(e->pd_a);
+	ibv_dealloc_pd(e->pd_b);
+	ibv_dealloc_pd(e->pd_b2);
+	ibv_destroy_cq(e->cq_a);
+	ibv_destroy_cq(e->cq_b);
+	t2 = now_s();
+	ibv_close_device(e->a.ctx);
+	ibv_close_device(e->b.ctx);
+	note("mem: teardown: window and its pair %.1f s, regions, domains "
+	     "and queues %.1f s, devices %.1f s", t1 - t0, t2 - t1,
+	     now_s() - t2);
+}
+
+static int cmd_mem(const char *dev_a, const char *dev_b)
+{
+	struct mem_env e;
+	struct mem_tally t;
+	double t0 = now_s();
+	unsigned i;
+	int rc = mem_setup(&e, dev_a, dev_b);
+
+	if (rc)
+		return rc;
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < N_MEM_CASES; i++)
+		mem_one(&e, &mem_cases[i], &t);
+	note("mem: %u requests, %u completed as the library says, %u where rxe "
+	     "differs as noted, %u not run; %.1f s", t.run, t.agree,
+	     t.differ_as_noted, t.skipped, now_s() - t0);
+	mem_teardown(&e);
+	return checks_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------
  * main
  * ------------------------------------------------------------------------ */
 
@@ -1686,7 +2202,8 @@ static int usage(void)
 	fputs("usage: rxe_check cache DEV NETDEV\n"
 	      "       rxe_check gids DEV NETDEV\n"
 	      "       rxe_check ud SEND_DEV RECV_DEV RECV_NETDEV\n"
-	      "       rxe_check qkey DEV\n", stderr);
+	      "       rxe_check qkey DEV\n"
+	      "       rxe_check mem REQUESTER_DEV RESPONDER_DEV\n", stderr);
 	return EXIT_CANNOT_RUN;
 }
 
@@ -1701,5 +2218,7 @@ int main(int argc, char **argv)
 		return cmd_ud(argv[2], argv[3], argv[4]);
 	if (argc == 3 && strcmp(argv[1], "qkey") == 0)
 		return cmd_qkey(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "mem") == 0)
+		return cmd_mem(argv[2], argv[3]);
 	return usage();
 }
