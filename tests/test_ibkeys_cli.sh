@@ -9,50 +9,9 @@
 
 ibkeys=${1:?usage: test_ibkeys_cli.sh PATH-TO-IBKEYS}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibkeys-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-
-tap() {	# tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/# stdout: /' "$tmp/out"
-		sed 's/^/# stderr: /' "$tmp/err"
-	fi
-}
-
-run() {	# run ARG... : the output lands in $tmp/out, $tmp/err; status in $rc
-	"$ibkeys" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-# expect 'ARGS' ERE...: exit 0, and every ERE matches a line of stdout.
-expect() {
-	args=$1
-	shift
-	# shellcheck disable=SC2086 # ARGS is split on purpose
-	run $args
-	status=$rc
-	for re; do
-		grep -Eq -- "$re" "$tmp/out" || status=1
-	done
-	tap "$status" "ibkeys $args: $*"
-}
-
-# expect_not 'ARGS' ERE: exit 0, and no line of stdout matches ERE.
-expect_not() {
-	# shellcheck disable=SC2086
-	run $1
-	status=$rc
-	grep -Eq -- "$2" "$tmp/out" && status=1
-	tap "$status" "ibkeys $1: no '$2'"
-}
+cmd=
+name=ibkeys-cli
+. "$(dirname "$0")/cli_lib.sh"
 
 # malformed ARG...: exit 1, nothing on stdout, one line on stderr quoting
 # the last argument.
@@ -253,5 +212,4 @@ status=0
 [ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
 tap "$status" "ibkeys range with three numbers: usage, exit 2"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

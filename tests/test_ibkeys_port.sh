@@ -9,50 +9,9 @@
 
 ibkeys=${1:?usage: test_ibkeys_port.sh PATH-TO-IBKEYS}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibkeys-port.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-
-tap() {	# tap STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/# stdout: /' "$tmp/out"
-		sed 's/^/# stderr: /' "$tmp/err"
-	fi
-}
-
-run() {	# run ARG...: output in $tmp/out and $tmp/err, status in $rc
-	"$ibkeys" port "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-}
-
-# expect 'ARGS' ERE...: exit 0 and every ERE matches a line of stdout
-expect() {
-	args=$1
-	shift
-	# shellcheck disable=SC2086 # ARGS is split on purpose
-	run $args
-	status=$rc
-	for re; do
-		grep -Eq -- "$re" "$tmp/out" || status=1
-	done
-	tap "$status" "ibkeys port $args: $*"
-}
-
-# expect_not 'ARGS' ERE: exit 0 and no line of stdout matches ERE
-expect_not() {
-	# shellcheck disable=SC2086
-	run $1
-	status=$rc
-	grep -Eq -- "$2" "$tmp/out" && status=1
-	tap "$status" "ibkeys port $1: no line '$2'"
-}
+cmd=port
+name=ibkeys-port
+. "$(dirname "$0")/cli_lib.sh"
 
 # refused STATUS 'ARGS' TEXT: exits STATUS with nothing on stdout and one
 # line on stderr containing TEXT
@@ -213,5 +172,4 @@ expect "rxe0 --sysfs $bad" '^    \[2\] ::ffff:192\.0\.2\.1  type unknown  -  IPv
 mkdir -p "$tmp/empty"
 expect "--sysfs $tmp/empty" "^no RDMA devices in $tmp/empty\$"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish
