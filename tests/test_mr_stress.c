@@ -51,16 +51,13 @@
 #define BURST		16
 #define MAX_DIAG	5
 
+#include "stress.h"
+
 static struct ibk_mr_cell cells[IBK_MR_CELLS(CAP)];
 static struct ibk_mr_table table;
 static uint32_t gen0;			/* the count once step 0 is set up */
 static atomic_ulong steps;		/* published steps */
 static atomic_ulong write_failures;
-static atomic_int readers_running;
-static atomic_int torn_diags;
-static struct {
-	_Alignas(64) atomic_ulong reads;
-} progress[READERS];
 
 /* ------------------------------------------------------------------------
  * The table at step g, in closed form
@@ -221,35 +218,18 @@ static bool setup(void)
 	return ok;
 }
 
-static unsigned long reads_so_far(void)
+/* One step g: its operation applied, then the step count published. */
+static void publish(uint32_t g)
 {
-	unsigned long n = 0;
-	int k;
-
-	for (k = 0; k < READERS; k++)
-		n += atomic_load_explicit(&progress[k].reads,
-					  memory_order_relaxed);
-	return n;
+	if (apply_step(g) != IBK_MEMOP_OK)
+		atomic_fetch_add(&write_failures, 1);
+	atomic_store_explicit(&steps, g, memory_order_relaxed);
 }
 
-/* Paced to about one step per READS_PER_STEP reads, as in
- * test_tables_stress.c, so the run has one shape on 2 cores and qemu. */
 static void *writer(void *arg)
 {
-	uint32_t g = 0;
-
 	(void)arg;
-	while (atomic_load(&readers_running) > 0 || g < MIN_UPDATES) {
-		if (atomic_load(&readers_running) > 0 &&
-		    (unsigned long)g * READS_PER_STEP > reads_so_far() + 4096) {
-			sched_yield();
-			continue;
-		}
-		g++;
-		if (apply_step(g) != IBK_MEMOP_OK)
-			atomic_fetch_add(&write_failures, 1);
-		atomic_store_explicit(&steps, g, memory_order_relaxed);
-	}
+	stress_write_paced(publish);
 	return NULL;
 }
 
@@ -265,30 +245,12 @@ struct reader_stats {
 
 static uint32_t count_now(void)
 {
-	return atomic_load_explicit(&table.latch.count, memory_order_acquire);
+	return stress_count(&table.latch);
 }
 
-/* The step published at count @c (the last before it, if odd). The latch
- * steps over 0 and 1 when the count wraps: two more counts for that step. */
 static uint32_t step_at(uint32_t c)
 {
-	uint32_t d = c - gen0;
-
-	return (c < gen0 ? d - 2 : d) / 2;
-}
-
-static void torn(struct reader_stats *st, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->torn++;
-	if (atomic_fetch_add(&torn_diags, 1) < MAX_DIAG) {
-		fputs("# torn: ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
+	return stress_step_at(c, gen0);
 }
 
 /* A key worth asking for near step @g: object i's key at its version,
@@ -444,20 +406,10 @@ static void *reader(void *arg)
 			op_check(st, 1);
 		else
 			op_check(st, BURST);
-		if (++st->reads % 256 == 0)
-			atomic_store_explicit(&progress[st->id].reads, st->reads,
-					      memory_order_relaxed);
+		stress_reader_progress(st->id, ++st->reads);
 	}
 	atomic_fetch_sub(&readers_running, 1);
 	return NULL;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(void)
@@ -472,7 +424,7 @@ int main(void)
 	tap_ok(setup(), "step 0: 40 objects registered, fast-registered and "
 	       "bound, exactly as the closed form says");
 	atomic_store(&readers_running, READERS);
-	t0 = now_seconds();
+	t0 = stress_now_seconds();
 	for (k = 0; k < READERS; k++) {
 		memset(&st[k], 0, sizeof(st[k]));
 		st[k].id = k;
@@ -483,7 +435,7 @@ int main(void)
 	for (k = 0; k < READERS; k++)
 		pthread_join(rd[k], NULL);
 	pthread_join(wr, NULL);
-	secs = now_seconds() - t0;
+	secs = stress_now_seconds() - t0;
 	for (k = 0; k < READERS; k++) {
 		reads += st[k].reads;
 		torn_reads += st[k].torn;

@@ -60,6 +60,8 @@ static _Thread_local unsigned long tls_retries;
 #define READS_PER_STEP	40		/* writer pacing, see writer() */
 #define MAX_DIAG	5
 
+#include "stress.h"
+
 static struct ibk_pkey_cell pk_cells[IBK_PKEY_CELLS(PK_CAP)];
 static struct ibk_hash_slot pk_slots[IBK_PKEY_HASH_SLOTS(PK_CAP)];
 static struct ibk_gid_cell gid_cells[IBK_GID_CELLS(GID_CAP)];
@@ -70,13 +72,6 @@ static struct ibk_port port;
 static uint32_t pk_gen0, gid_gen0;
 
 static atomic_ulong pk_steps, gid_steps;	/* published steps */
-static atomic_int readers_running;
-
-/* each reader's read count, published now and then for the writer */
-static struct {
-	_Alignas(64) atomic_ulong reads;
-} progress[READERS];
-static atomic_int torn_diags;
 
 /* ------------------------------------------------------------------------
  * The published tables, as functions of the step number
@@ -279,39 +274,19 @@ static void gid_publish(uint32_t g)
 	}
 }
 
-static unsigned long reads_so_far(void)
+/* One step g: both tables in turn, each step count published after it. */
+static void publish(uint32_t g)
 {
-	unsigned long n = 0;
-	int k;
-
-	for (k = 0; k < READERS; k++)
-		n += atomic_load_explicit(&progress[k].reads,
-					  memory_order_relaxed);
-	return n;
+	pk_publish(g);
+	atomic_store_explicit(&pk_steps, g, memory_order_relaxed);
+	gid_publish(g);
+	atomic_store_explicit(&gid_steps, g, memory_order_relaxed);
 }
 
-/* Publishes step after step, both tables in turn, until every reader is
- * done and each table has had its MIN_UPDATES. Paced to about one step
- * per READS_PER_STEP reads, yielding the CPU when ahead, so that the run
- * has a fixed shape on 2 cores as under qemu, and no core is left to a
- * writer the readers wait on. */
 static void *writer(void *arg)
 {
-	uint32_t g = 0;
-
 	(void)arg;
-	while (atomic_load(&readers_running) > 0 || g < MIN_UPDATES) {
-		if (atomic_load(&readers_running) > 0 &&
-		    (unsigned long)g * READS_PER_STEP > reads_so_far() + 4096) {
-			sched_yield();
-			continue;
-		}
-		g++;
-		pk_publish(g);
-		atomic_store_explicit(&pk_steps, g, memory_order_relaxed);
-		gid_publish(g);
-		atomic_store_explicit(&gid_steps, g, memory_order_relaxed);
-	}
+	stress_write_paced(publish);
 	return NULL;
 }
 
@@ -328,38 +303,6 @@ struct reader_stats {
 	unsigned long wide;		/* windows spanning > 64 steps */
 };
 
-static uint32_t count_now(const struct ibk__table *h)
-{
-	return atomic_load_explicit(&h->latch.count, memory_order_acquire);
-}
-
-/* The step published at count @c (the last one before, if c is odd). At
- * the wrap the count skips 0 and 1 (0xfffffffe is followed by 2): counts
- * past it are two further from @gen0 than their steps make. The run is far
- * shorter than 2^31 steps, so a count below @gen0 is past the wrap. */
-static uint32_t step_at(uint32_t c, uint32_t gen0)
-{
-	uint32_t d = c - gen0;
-
-	if (c < gen0)
-		d -= 2;
-	return d / 2;
-}
-
-static void torn(struct reader_stats *st, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->torn++;
-	if (atomic_fetch_add(&torn_diags, 1) < MAX_DIAG) {
-		fputs("# torn: ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
-}
-
 /* Once a reference's count has moved on, it must read stale; while the
  * count stays put, fresh. Checked around the one-load freshness check. */
 static void check_fresh(struct reader_stats *st, const struct ibk__table *h,
@@ -367,9 +310,9 @@ static void check_fresh(struct reader_stats *st, const struct ibk__table *h,
 			bool (*fresh)(const void *, const void *),
 			const void *table, const void *ref)
 {
-	uint32_t before = count_now(h);
+	uint32_t before = stress_count(&h->latch);
 	bool f = fresh(table, ref);
-	uint32_t after = count_now(h);
+	uint32_t after = stress_count(&h->latch);
 
 	if ((before != generation && f) || (after == generation && !f))
 		torn(st, "ref gen 0x%08x fresh=%d, count 0x%08x..0x%08x",
@@ -414,8 +357,8 @@ static struct ibk_gid gid_query(struct reader_stats *st, uint32_t g)
 static void pk_op(struct reader_stats *st, unsigned op)
 {
 	const struct ibk_pkey_table *t = &port.pkeys;
-	uint32_t lo_count = count_now(&t->hdr), lo, hi, g, i;
-	unsigned key = pk_query(st, step_at(lo_count, pk_gen0));
+	uint32_t lo_count = stress_count(&t->hdr.latch), lo, hi, g, i;
+	unsigned key = pk_query(st, stress_step_at(lo_count, pk_gen0));
 	uint8_t hdr[BURST][IBK_BTH_LEN + IBK_DETH_LEN];
 	const void *hdrs[BURST];
 	uint8_t verdicts[BURST];
@@ -457,7 +400,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 			memset(hdr[k], 0, sizeof(hdr[k]));
 			ibk_bth_set_opcode(hdr[k], IBK_OPCODE_UD_SEND_ONLY);
 			ibk_bth_set_pkey(hdr[k], (ibk_pkey_t)pk_query(st,
-					 step_at(lo_count, pk_gen0)));
+					 stress_step_at(lo_count, pk_gen0)));
 			ibk_deth_set_qkey(hdr[k] + IBK_BTH_LEN,
 					  test_rng64_r(&st->rng) & 3 ?
 					  QP_QKEY : 0);
@@ -469,7 +412,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	case 5:		/* ref by index: exact */
 		rc = ibk_pkey_table_ref_get(t, i, &ref);
 		if (rc == IBK_OK) {
-			g = step_at(ref.generation, pk_gen0);
+			g = stress_step_at(ref.generation, pk_gen0);
 			if (ref.pkey != pk_entry(g, i) || ref.index != i)
 				torn(st, "pkey ref_get %u: 0x%04x, step %u has "
 				     "0x%04x", i, ref.pkey, g, pk_entry(g, i));
@@ -481,7 +424,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	case 6:		/* ref by value: exact */
 		rc = ibk_pkey_table_ref_find(t, (ibk_pkey_t)key, &ref);
 		if (rc == IBK_OK) {
-			g = step_at(ref.generation, pk_gen0);
+			g = stress_step_at(ref.generation, pk_gen0);
 			want = pk_model_find(g, key, &want_v);
 			if (want != ref.index || want_v != ref.pkey)
 				torn(st, "pkey ref_find 0x%04x: %u/0x%04x, step "
@@ -495,7 +438,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	default:	/* snapshot: exact */
 		rc = ibk_pkey_table_snapshot(t, snap, PK_CAP, &gen);
 		if (rc == (int)PK_CAP) {
-			g = step_at(gen, pk_gen0);
+			g = stress_step_at(gen, pk_gen0);
 			for (i = 0; i < PK_CAP; i++)
 				if (snap[i] != pk_entry(g, i))
 					break;
@@ -509,8 +452,8 @@ static void pk_op(struct reader_stats *st, unsigned op)
 	}
 
 	/* window checks; a failed exact read falls through to here too */
-	lo = step_at(lo_count, pk_gen0);
-	hi = step_at(count_now(&t->hdr), pk_gen0);
+	lo = stress_step_at(lo_count, pk_gen0);
+	hi = stress_step_at(stress_count(&t->hdr.latch), pk_gen0);
 	if (hi - lo > 64)
 		st->wide++;
 	for (g = hi; !ok; g--) {
@@ -569,8 +512,8 @@ static void pk_op(struct reader_stats *st, unsigned op)
 static void gid_op(struct reader_stats *st, unsigned op)
 {
 	const struct ibk_gid_table *t = &port.gids;
-	uint32_t lo_count = count_now(&t->hdr), lo, hi, g, i;
-	struct ibk_gid q = gid_query(st, step_at(lo_count, gid_gen0));
+	uint32_t lo_count = stress_count(&t->hdr.latch), lo, hi, g, i;
+	struct ibk_gid q = gid_query(st, stress_step_at(lo_count, gid_gen0));
 	struct ibk_gid_entry e, want_e, snap[GID_CAP];
 	enum ibk_gid_type ft = IBK_GID_TYPE_IB, want_ft = IBK_GID_TYPE_IB;
 	int type = (int)test_rng_below_r(&st->rng, 4) - 1, rc, want;
@@ -591,7 +534,7 @@ static void gid_op(struct reader_stats *st, unsigned op)
 		rc = ibk_gid_table_ref_find(t, &q, (enum ibk_gid_type)type,
 					    &ref);
 		if (rc == IBK_OK) {
-			g = step_at(ref.generation, gid_gen0);
+			g = stress_step_at(ref.generation, gid_gen0);
 			want = gid_model_find(g, &q, type, &want_ft);
 			if (want != ref.index || want_ft != ref.type ||
 			    memcmp(ref.gid.raw, q.raw, 16) != 0)
@@ -606,7 +549,7 @@ static void gid_op(struct reader_stats *st, unsigned op)
 	case 3:		/* ref by index: exact */
 		rc = ibk_gid_table_ref_get(t, i, &ref);
 		if (rc == IBK_OK) {
-			g = step_at(ref.generation, gid_gen0);
+			g = stress_step_at(ref.generation, gid_gen0);
 			want_e = gid_entry(g, i);
 			e.gid = ref.gid;
 			e.type = ref.type;
@@ -620,7 +563,7 @@ static void gid_op(struct reader_stats *st, unsigned op)
 	default:	/* snapshot: exact */
 		rc = ibk_gid_table_snapshot(t, snap, GID_CAP, &gen);
 		if (rc == (int)GID_CAP) {
-			g = step_at(gen, gid_gen0);
+			g = stress_step_at(gen, gid_gen0);
 			for (i = 0; i < GID_CAP; i++) {
 				want_e = gid_entry(g, i);
 				if (!gid_entry_eq(&snap[i], &want_e))
@@ -633,8 +576,8 @@ static void gid_op(struct reader_stats *st, unsigned op)
 		break;
 	}
 
-	lo = step_at(lo_count, gid_gen0);
-	hi = step_at(count_now(&t->hdr), gid_gen0);
+	lo = stress_step_at(lo_count, gid_gen0);
+	hi = stress_step_at(stress_count(&t->hdr.latch), gid_gen0);
 	if (hi - lo > 64)
 		st->wide++;
 	for (g = hi; !ok; g--) {
@@ -706,21 +649,11 @@ static void *reader(void *arg)
 			gid_op(st, 3);
 		else
 			gid_op(st, 4);
-		if (++st->reads % 256 == 0)
-			atomic_store_explicit(&progress[st->id].reads, st->reads,
-					      memory_order_relaxed);
+		stress_reader_progress(st->id, ++st->reads);
 	}
 	st->retries = tls_retries;
 	atomic_fetch_sub(&readers_running, 1);
 	return NULL;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void test_torn_reads(void)
@@ -740,11 +673,11 @@ static void test_torn_reads(void)
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
 	pk_publish(0);
 	gid_publish(0);
-	pk_gen0 = count_now(&port.pkeys.hdr);
-	gid_gen0 = count_now(&port.gids.hdr);
+	pk_gen0 = stress_count(&port.pkeys.hdr.latch);
+	gid_gen0 = stress_count(&port.gids.hdr.latch);
 
 	atomic_store(&readers_running, READERS);
-	t0 = now_seconds();
+	t0 = stress_now_seconds();
 	for (k = 0; k < READERS; k++) {
 		memset(&st[k], 0, sizeof(st[k]));
 		st[k].id = k;
@@ -755,7 +688,7 @@ static void test_torn_reads(void)
 	for (k = 0; k < READERS; k++)
 		pthread_join(rd[k], NULL);
 	pthread_join(wr, NULL);
-	secs = now_seconds() - t0;
+	secs = stress_now_seconds() - t0;
 
 	for (k = 0; k < READERS; k++) {
 		reads += st[k].reads;
@@ -763,8 +696,8 @@ static void test_torn_reads(void)
 		retries += st[k].retries;
 		wide += st[k].wide;
 	}
-	pk_end = count_now(&port.pkeys.hdr);
-	gid_end = count_now(&port.gids.hdr);
+	pk_end = stress_count(&port.pkeys.hdr.latch);
+	gid_end = stress_count(&port.gids.hdr.latch);
 	tap_diag("reads %lu (%d readers), updates %lu P_Key + %lu GID "
 		 "(refill 1 in %u, else one set), read retries %lu, "
 		 "torn reads %lu, %.2f s", reads, READERS,
