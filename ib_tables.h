@@ -40,7 +40,8 @@
  *   Every read reports IBK_ENOTREADY in any other state, then IBK_ESTALE
  *   while the table awaits a refill: the state a change event (PKEY_CHANGE,
  *   GID_CHANGE, invalidate, leaving ARMED/ACTIVE, ...) leaves it in until
- *   the consumer has re-read the device and called the refill function.
+ *   the consumer has re-read the device and called the refill function. A
+ *   table fresh from its init awaits its first refill the same way.
  *   Only a refill clears it, and only one that read the device after the
  *   last change event: the consumer takes a ticket
  *   (ibk_pkey_table_refill_ticket()) before its device reads and hands it
