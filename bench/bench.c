@@ -26,13 +26,13 @@
 struct row {
 	const struct bench_case *c;
 	char name[64];
-	const char *base_name;
+	const char *base_name;		/* the baseline's or a peer's */
 	struct bench_result r;		/* a latency row: its statistic (x3) */
 	const char *stat;		/* a latency row's statistic, else NULL */
 	bool first;			/* first row of its case or kind */
 	struct bench_latency lib_lat;	/* a latency row's distributions */
 	struct bench_latency base_lat;
-	char note[192];
+	char note[256];
 };
 
 /* The rows of a latency case, per kind of read, in this order. */
@@ -49,10 +49,11 @@ static const struct {
 
 #define LAT_NSTATS (sizeof(lat_stats) / sizeof(lat_stats[0]))
 
-/* Rows a case can fill. */
+/* Rows a case can fill: one per baseline and peer (and statistic). */
 static size_t case_rows(const struct bench_case *c)
 {
-	return c->latency ? BENCH_LATENCY_KINDS * LAT_NSTATS : 1;
+	return (c->latency ? BENCH_LATENCY_KINDS * LAT_NSTATS : 1) *
+	       (1 + BENCH_MAX_PEERS);
 }
 
 static void print_machine(void)
@@ -113,7 +114,7 @@ static void print_row(const struct row *w)
 	if (w->stat) {
 		if (w->first) {
 			print_latency("lib", &w->lib_lat);
-			print_latency("base", &w->base_lat);
+			print_latency(w->base_name, &w->base_lat);
 		}
 		if (w->note[0])
 			printf("    %s\n", w->note);
@@ -133,42 +134,80 @@ static void print_row(const struct row *w)
 	fflush(stdout);
 }
 
-/* One row per kind of read and statistic; returns how many. */
+/* A latency row: statistic @s of the library's and the other side's
+ * distributions. */
+static void latency_row(struct row *w, const struct bench_case *c,
+			const struct bench_latency_kind *kind, unsigned s,
+			const char *base_name, const struct bench_latency *base)
+{
+	const char *lib_stats = (const char *)&kind->lib;
+	const char *base_stats = (const char *)base;
+	double v;
+
+	w->c = c;
+	snprintf(w->name, sizeof(w->name), "%s%s_%s", c->name, kind->suffix,
+		 lat_stats[s].name);
+	w->base_name = base_name;
+	w->stat = lat_stats[s].name;
+	w->first = s == 0;
+	w->lib_lat = kind->lib;
+	w->base_lat = *base;
+	memcpy(&v, lib_stats + lat_stats[s].offset, sizeof(v));
+	w->r.lib.median_ns = w->r.lib.min_ns = w->r.lib.max_ns = v;
+	memcpy(&v, base_stats + lat_stats[s].offset, sizeof(v));
+	w->r.base.median_ns = w->r.base.min_ns = w->r.base.max_ns = v;
+	w->note[0] = '\0';
+}
+
+/* One row per kind of read, statistic and baseline or peer; returns how
+ * many. */
 static size_t latency_rows(const struct bench_case *c,
 			   const struct bench_latency_kind *kinds,
 			   unsigned nkinds, struct row *w)
 {
 	size_t n = 0;
-	unsigned k, s;
+	unsigned k, s, p;
 
 	for (k = 0; k < nkinds; k++) {
-		for (s = 0; s < LAT_NSTATS; s++, n++) {
-			const char *lib = (const char *)&kinds[k].lib;
-			const char *base = (const char *)&kinds[k].base;
-			double v;
-
-			w[n].c = c;
-			snprintf(w[n].name, sizeof(w[n].name), "%s%s_%s",
-				 c->name, kinds[k].suffix, lat_stats[s].name);
-			w[n].base_name = kinds[k].base_name;
-			w[n].stat = lat_stats[s].name;
-			w[n].first = s == 0;
-			w[n].lib_lat = kinds[k].lib;
-			w[n].base_lat = kinds[k].base;
-			memcpy(&v, lib + lat_stats[s].offset, sizeof(v));
-			w[n].r.lib.median_ns = w[n].r.lib.min_ns =
-				w[n].r.lib.max_ns = v;
-			memcpy(&v, base + lat_stats[s].offset, sizeof(v));
-			w[n].r.base.median_ns = w[n].r.base.min_ns =
-				w[n].r.base.max_ns = v;
-			w[n].note[0] = '\0';
-		}
+		for (s = 0; s < LAT_NSTATS; s++)
+			latency_row(&w[n++], c, &kinds[k], s,
+				    kinds[k].base_name, &kinds[k].base);
+		for (p = 0; p < kinds[k].npeers; p++)
+			for (s = 0; s < LAT_NSTATS; s++)
+				latency_row(&w[n++], c, &kinds[k], s,
+					    kinds[k].peer_name[p],
+					    &kinds[k].peer[p]);
 	}
 	return n;
 }
 
+/* The rows of an ns/op case: the baseline's, then one per peer, all with
+ * the same library figure. Returns how many. */
+static size_t timed_rows(const struct bench_case *c, void *ctx,
+			 const struct bench_opts *o, struct row *w)
+{
+	struct bench_side peers[BENCH_MAX_PEERS];
+	unsigned npeers = c->peers ? c->peers(ctx, peers) : 0, p;
+
+	bench_measure(c, ctx, peers, npeers, o, &w->r);
+	for (p = 0; p <= npeers; p++) {
+		w[p].c = c;
+		snprintf(w[p].name, sizeof(w[p].name), "%s", c->name);
+		w[p].base_name = p ? peers[p - 1].name : c->base_name;
+		w[p].stat = NULL;
+		w[p].first = p == 0;
+		w[p].note[0] = '\0';
+		if (p) {
+			w[p].r = w->r;
+			w[p].r.base = w->r.peer[p - 1];
+		}
+	}
+	return 1 + npeers;
+}
+
 /* Runs case @c into rows @w (case_rows(c) of them at most); sets *@n to
- * the rows filled. Returns 0, or -1 if library and baseline disagree. */
+ * the rows filled. Returns 0, or -1 if library and a baseline or peer
+ * disagree. */
 static int run_case(const struct bench_case *c, const struct bench_opts *o,
 		    struct row *w, size_t *n)
 {
@@ -178,24 +217,16 @@ static int run_case(const struct bench_case *c, const struct bench_opts *o,
 
 	*n = 0;
 	if (err) {
-		printf("case=%s ERROR: library and %s baseline disagree\n",
-		       c->name, c->base_name);
+		printf("case=%s ERROR: the library and the %s baseline or a "
+		       "peer disagree\n", c->name, c->base_name);
 	} else if (c->latency) {
+		memset(kinds, 0, sizeof(kinds));
 		*n = latency_rows(c, kinds, c->latency(ctx, o, kinds), w);
 	} else {
-		w->c = c;
-		snprintf(w->name, sizeof(w->name), "%s", c->name);
-		w->base_name = c->base_name;
-		w->stat = NULL;
-		w->first = true;
-		bench_measure(c, ctx, o, &w->r);
-		*n = 1;
+		*n = timed_rows(c, ctx, o, w);
 	}
-	if (*n) {
-		w->note[0] = '\0';
-		if (c->note)
-			c->note(ctx, w->note, sizeof(w->note));
-	}
+	if (*n && c->note)
+		c->note(ctx, w->note, sizeof(w->note));
 	c->teardown(ctx);
 	return err;
 }
@@ -416,6 +447,7 @@ static void json_row(FILE *f, const struct row *w, const struct bench_opts *o)
 {
 	fputs("  {\"case\": ", f);
 	json_string(f, w->name);
+	fprintf(f, ", \"row\": \"%s.%s\"", w->name, w->base_name);
 	fprintf(f, ", \"lib_ns\": %.4f, \"base\": ", w->r.lib.median_ns);
 	json_string(f, w->base_name);
 	fprintf(f, ", \"base_ns\": %.4f, \"speedup\": %.3f", w->r.base.median_ns,

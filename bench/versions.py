@@ -113,6 +113,7 @@ def compare(latest, tags, old_name, now_bench, old_bench, rounds, samples,
                 f"  {base_now / base_old:>13.2f}x")
         row = {
             "case": f"{case}_vs_{old_name}",
+            "row": f"{case}_vs_{old_name}.v{old_name}",
             "lib_ns": round(now, 4),
             "base": f"v{old_name}",
             "base_ns": round(old, 4),
