@@ -71,8 +71,14 @@ struct bench_case {
  * involuntarily (getrusage's ru_nivcsw moved) are left out of max_nocsw_ns
  * only; every other figure counts every read.
  */
+#define BENCH_QUANTILES 8
+
+/* The levels of bench_latency's quantile_ns[], in parts per million. */
+extern const uint32_t bench_quantile_ppm[BENCH_QUANTILES];
+
 struct bench_latency {
 	uint64_t reads;			/* operations timed */
+	double quantile_ns[BENCH_QUANTILES];	/* the distribution's shape */
 	double median_ns;
 	double p99_ns;
 	double p9999_ns;

@@ -603,6 +603,8 @@ static double lat_quantile(const uint32_t *a, uint64_t n, uint64_t num,
 static void lat_stats(struct lat_run *r, uint32_t *tmp,
 		      struct bench_latency *out)
 {
+	unsigned i;
+
 	memset(out, 0, sizeof(*out));
 	out->reads = r->n;
 	out->nocsw_reads = r->nocsw_reads;
@@ -619,6 +621,10 @@ static void lat_stats(struct lat_run *r, uint32_t *tmp,
 	out->median_ns = lat_quantile(r->ticks, r->n, 1, 2);
 	out->p99_ns = lat_quantile(r->ticks, r->n, 99, 100);
 	out->p9999_ns = lat_quantile(r->ticks, r->n, 9999, 10000);
+	for (i = 0; i < BENCH_QUANTILES; i++)
+		out->quantile_ns[i] = lat_quantile(r->ticks, r->n,
+						   bench_quantile_ppm[i],
+						   1000000);
 	out->max_ns = (double)r->ticks[r->n - 1] / lat_ticks_per_ns;
 	while (out->over_2us < r->n &&
 	       r->ticks[r->n - 1 - out->over_2us] > 2000 * lat_ticks_per_ns)

@@ -11,6 +11,11 @@
 
 static volatile uint64_t bench_sink;
 
+/* 50 %, 90 %, 99 %, 99.9 %, 99.99 %, 99.999 %, 99.9999 %, the worst. */
+const uint32_t bench_quantile_ppm[BENCH_QUANTILES] = {
+	500000, 900000, 990000, 999000, 999900, 999990, 999999, 1000000
+};
+
 void bench_consume(uint64_t v)
 {
 	bench_sink += v;
