@@ -414,15 +414,13 @@ static void print_target(const struct target *t, const struct row *rows,
 		       v, 1.0 / v, a->r.lib.min_ns);
 		break;
 	case TARGET_SPEEDUP_AT_LEAST:
+	case TARGET_LIB_OVER_BASE_AT_MOST:
 		v = speedup(a);
 		met = v >= t->limit;
-		printf("target %s: %s (%.1fx: %.3f vs %.3f ns)\n", t->what,
-		       met ? "MET" : "MISSED", v, a->r.lib.median_ns,
-		       a->r.base.median_ns);
-		break;
-	case TARGET_LIB_OVER_BASE_AT_MOST:
-		v = a->r.lib.median_ns / a->r.base.median_ns;
-		met = v <= t->limit;
+		if (t->kind == TARGET_LIB_OVER_BASE_AT_MOST) {
+			v = 1.0 / v;
+			met = v <= t->limit;
+		}
 		printf("target %s: %s (%.2fx: %.3f vs %.3f ns)\n", t->what,
 		       met ? "MET" : "MISSED", v, a->r.lib.median_ns,
 		       a->r.base.median_ns);

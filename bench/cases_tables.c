@@ -861,6 +861,7 @@ static void port_init(struct port *k, const ibk_pkey_t *keys,
 	k->buffers = bench_alloc(nbuffers * BENCH_RX_BUFFER_SIZE);
 }
 
+/* Frees what port_init() allocated. */
 static void port_free(struct port *k)
 {
 	pthread_rwlock_destroy(&k->cache.lock);
@@ -870,6 +871,13 @@ static void port_free(struct port *k)
 	free(k->gid_cells);
 	free(k->gid_slots);
 	free(k->buffers);
+}
+
+/* A receive case's teardown: its struct port comes first. */
+static void port_teardown(void *ctx)
+{
+	port_free(ctx);
+	free(ctx);
 }
 
 /* Both sides' counters to zero, before a burst that port_agrees() checks. */
@@ -950,14 +958,6 @@ static void *port_rx_setup(const struct bench_case *c)
 	bench_rx_packets(&packets, PORT_QP_PKEY, PORT_QP_QKEY,
 			 (unsigned)c->param, k->p.buffers, k->hdrs);
 	return k;
-}
-
-static void port_rx_teardown(void *ctx)
-{
-	struct port_rx *k = ctx;
-
-	port_free(&k->p);
-	free(k);
 }
 
 __attribute__((noinline))
@@ -1101,14 +1101,6 @@ static void *port_mixed_setup(const struct bench_case *c)
 	return k;
 }
 
-static void port_mixed_teardown(void *ctx)
-{
-	struct port_mixed *k = ctx;
-
-	port_free(&k->p);
-	free(k);
-}
-
 __attribute__((noinline))
 static uint64_t port_mixed_lib(void *ctx, uint64_t iters)
 {
@@ -1127,40 +1119,39 @@ static uint64_t port_mixed_lib(void *ctx, uint64_t iters)
 	return accepted;
 }
 
-__attribute__((noinline))
-static uint64_t port_mixed_base(void *ctx, uint64_t iters)
+/* A baseline's receive path for a burst to many QPs (baseline.h). */
+typedef size_t (*port_base_fn)(struct base_pkey_cache *c,
+			       struct base_port_counters *counters,
+			       const struct base_qp *const *qps,
+			       const void *const *hdrs, uint8_t *verdicts,
+			       size_t n);
+
+static inline uint64_t port_mixed_run(struct port_mixed *k, port_base_fn rx,
+			       uint64_t iters)
 {
-	struct port_mixed *k = ctx;
 	uint64_t accepted = 0;
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
 		size_t at = port_burst_at(i);
 
-		accepted += base_port_rx(&k->p.cache, &k->p.counters,
-					 k->base_to + at, k->hdrs + at,
-					 k->verdicts, BENCH_RX_BURST);
+		accepted += rx(&k->p.cache, &k->p.counters, k->base_to + at,
+			       k->hdrs + at, k->verdicts, BENCH_RX_BURST);
 		BENCH_BARRIER();
 	}
 	return accepted;
 }
 
 __attribute__((noinline))
+static uint64_t port_mixed_base(void *ctx, uint64_t iters)
+{
+	return port_mixed_run(ctx, base_port_rx, iters);
+}
+
+__attribute__((noinline))
 static uint64_t port_mixed_burst_locked(void *ctx, uint64_t iters)
 {
-	struct port_mixed *k = ctx;
-	uint64_t accepted = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		size_t at = port_burst_at(i);
-
-		accepted += base_port_rx_locked_burst(&k->p.cache,
-				&k->p.counters, k->base_to + at, k->hdrs + at,
-				k->verdicts, BENCH_RX_BURST);
-		BENCH_BARRIER();
-	}
-	return accepted;
+	return port_mixed_run(ctx, base_port_rx_locked_burst, iters);
 }
 
 /* Burst by burst, port_agrees() for both rwlock stacks. */
@@ -1171,19 +1162,18 @@ static int port_mixed_check(void *ctx)
 	int locked;
 
 	for (locked = 0; locked < 2; locked++) {
-		for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
-			const struct base_qp *const *to = k->base_to + b;
+		port_base_fn rx = locked ? base_port_rx_locked_burst :
+				  base_port_rx;
 
+		for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
 			port_counters_reset(&k->p);
 			lib_n = ibk_port_rx_mixed(&k->p.port, k->lib_to + b,
 						  k->hdrs + b,
 						  k->lib_verdicts + b, NULL,
 						  BENCH_RX_BURST);
-			base_n = (locked ? base_port_rx_locked_burst :
-				  base_port_rx)(&k->p.cache, &k->p.counters,
-						to, k->hdrs + b,
-						k->base_verdicts + b,
-						BENCH_RX_BURST);
+			base_n = rx(&k->p.cache, &k->p.counters,
+				    k->base_to + b, k->hdrs + b,
+				    k->base_verdicts + b, BENCH_RX_BURST);
 			if (port_agrees(&k->p, k->lib_verdicts + b,
 					k->base_verdicts + b, lib_n, base_n,
 					BENCH_RX_BURST))
@@ -1273,7 +1263,7 @@ const struct bench_case bench_tables_cases[] = {
 			  "ACTIVE port; P_Key drop 1/16, Q_Key drop 1/16; one "
 			  "thread, no writer",
 		.param = 16, .ops_per_iter = BENCH_RX_BURST,
-		.setup = port_rx_setup, .teardown = port_rx_teardown,
+		.setup = port_rx_setup, .teardown = port_teardown,
 		.lib = port_rx_lib, .base = port_rx_base,
 		.check = port_rx_check, .note = port_rx_note,
 	},
@@ -1285,7 +1275,7 @@ const struct bench_case bench_tables_cases[] = {
 			  "order of 2^20; P_Key drop 1/16, UD Q_Key drop 1/16; "
 			  "one thread, no writer",
 		.param = 16, .ops_per_iter = BENCH_RX_BURST,
-		.setup = port_mixed_setup, .teardown = port_mixed_teardown,
+		.setup = port_mixed_setup, .teardown = port_teardown,
 		.lib = port_mixed_lib, .base = port_mixed_base,
 		.check = port_mixed_check, .note = port_mixed_note,
 		.peers = port_mixed_peers,
