@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ibk-bench - times every case, library beside baseline in the same run.
+ * ibk-bench - times every case, library beside baseline and peers in the
+ * same run.
  *
  *   ibk-bench [--samples N] [--sample-ms MS] [--json PATH] [CASE...]
  *   ibk-bench --list
  *
  * Prints the machine, one `case=... lib_ns=... base=... base_ns=...` line
- * per case (median ns per operation over N samples of about MS each, lower
- * is better; for the threaded cases ns per read per thread), a summary
- * with speedups, and a MET/MISSED line per DESIGN.md performance target.
- * A latency case (read_latency) prints one row per kind of read and
- * statistic instead: read_latency_max, _max_nocsw, _p9999, _p99, _median,
- * in ns for one read; its reads per side scale with N and MS.
- * --json writes the rows as a JSON list. Exits 1 if a case's library and
- * baseline disagree on its inputs (its figures would compare nothing).
+ * per case and baseline or peer (median ns per operation over N samples of
+ * about MS each, lower is better; for the threaded cases ns per read per
+ * thread), a summary with speedups, and a MET/MISSED line per DESIGN.md
+ * performance target. A latency case (read_latency) prints one row per
+ * kind of read, statistic and baseline or peer instead: read_latency_max,
+ * _max_nocsw, _p9999, _p99, _median, in ns for one read; its reads per
+ * side scale with N and MS. --json writes the rows as a JSON list, each
+ * with a unique "row" (case.base). Exits 1 if a case's library and a
+ * baseline or peer disagree on its inputs (its figures would compare
+ * nothing).
  */
 #include "bench.h"
 
