@@ -2977,12 +2977,17 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
  *		send(mad);
  * ------------------------------------------------------------------------ */
 
-/* The number of P_KeyTable blocks a table of @capacity entries answers. */
-static inline uint32_t ibk__pkey_blocks(const struct ibk_pkey_table *t)
+/* The number of blocks of 2^@log2 entries that table @h answers for: the
+ * last one may run past its capacity. A shift, not a division: Cortex-M0
+ * has no divide instruction (libgcc's __aeabi_uidiv). */
+static inline uint32_t ibk__table_blocks(const struct ibk__table *h,
+					 unsigned log2)
 {
-	return (t->hdr.capacity + IBK_PKEY_BLOCK_ENTRIES - 1) /
-	       IBK_PKEY_BLOCK_ENTRIES;
+	return (h->capacity + (1u << log2) - 1) >> log2;
 }
+
+#define IBK__PKEY_BLOCK_LOG2	5	/* 32 P_Keys a block */
+#define IBK__GUID_BLOCK_LOG2	3	/* 8 GUIDs a block */
 
 /* Writer side: copy @c's entries of @block from @pkeys, up to capacity. */
 static inline void ibk__pkey_put_block(struct ibk_pkey_table *t, unsigned c,
@@ -3010,7 +3015,7 @@ static inline int ibk_pkey_table_apply_block(struct ibk_pkey_table *t,
 {
 	if (!t || !pkeys)
 		return IBK_EINVAL;
-	if (block >= ibk__pkey_blocks(t))
+	if (block >= ibk__table_blocks(&t->hdr, IBK__PKEY_BLOCK_LOG2))
 		return IBK_ERANGE;
 	ibk_latch_write_begin(&t->hdr.latch);
 	ibk__epoch_advance(&t->hdr);
@@ -3036,7 +3041,7 @@ static inline int ibk_pkey_table_read_block(const struct ibk_pkey_table *t,
 
 	if (!t || !out)
 		return IBK_EINVAL;
-	if (block >= ibk__pkey_blocks(t))
+	if (block >= ibk__table_blocks(&t->hdr, IBK__PKEY_BLOCK_LOG2))
 		return IBK_ERANGE;
 	first = block * IBK_PKEY_BLOCK_ENTRIES;
 	do {
@@ -3049,13 +3054,6 @@ static inline int ibk_pkey_table_read_block(const struct ibk_pkey_table *t,
 				 (ibk_pkey_t)IBK_PKEY_INVALID;
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return IBK_OK;
-}
-
-/* The number of GUIDInfo blocks a GID table of @capacity entries answers. */
-static inline uint32_t ibk__guid_blocks(const struct ibk_gid_table *t)
-{
-	return (t->hdr.capacity + IBK_GUID_BLOCK_ENTRIES - 1) /
-	       IBK_GUID_BLOCK_ENTRIES;
 }
 
 /* Writer side: copy @c's entries of GUIDInfo @block, but entry 0. */
@@ -3093,7 +3091,7 @@ static inline int ibk_gid_table_apply_guid_block(struct ibk_gid_table *t,
 {
 	if (!t || !guids)
 		return IBK_EINVAL;
-	if (block >= ibk__guid_blocks(t))
+	if (block >= ibk__table_blocks(&t->hdr, IBK__GUID_BLOCK_LOG2))
 		return IBK_ERANGE;
 	ibk_latch_write_begin(&t->hdr.latch);
 	ibk__epoch_advance(&t->hdr);
@@ -3120,7 +3118,7 @@ static inline int ibk_gid_table_read_guid_block(const struct ibk_gid_table *t,
 
 	if (!t || !out)
 		return IBK_EINVAL;
-	if (block >= ibk__guid_blocks(t))
+	if (block >= ibk__table_blocks(&t->hdr, IBK__GUID_BLOCK_LOG2))
 		return IBK_ERANGE;
 	first = block * IBK_GUID_BLOCK_ENTRIES;
 	do {
