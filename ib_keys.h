@@ -2911,17 +2911,19 @@ ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
  * Notices and SMPs differ (32-bit LIDs, another 257/258 layout). Times
  * are nanoseconds the caller passes in; nothing here reads a clock.
  *
- *	int st = ibk_smp_request_status(mad, len);	// < 0: drop
+ *	int st = ibk_smp_request_status(mad, len);	// < 0: no reply
  *	struct ibk_trap_256 t;
  *
- *	if (st == 0)
- *		switch (ibk_mkey_check(&mkey_state, ibk_smp_method(mad),
- *				       ibk_smp_mkey(mad), now_ns)) {
- *		case IBK_MKEY_VIOLATION:	// no reply; count; trap 256
- *			ibk_trap_256_from_smp(&t, mad, requester_lid);
- *			return;
- *		...
- *		}
+ *	if (st == 0 && ibk_mkey_check(&mkey, ibk_mad_method(mad),
+ *				      ibk_smp_mkey(mad), now_ns) ==
+ *		       IBK_MKEY_VIOLATION) {	// no reply; count; trap 256
+ *		ibk_trap_256_from_smp(&t, mad, lrh_slid);
+ *		ibk_notice_build_256(notice, IBK_NOTICE_PRODUCER_CA, my_lid, &t);
+ *		return;
+ *	}
+ *	...					// answer the attribute: st
+ *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
+ *		send(mad);
  * ------------------------------------------------------------------------ */
 
 #define IBK_MAD_LEN		256	/* every SMP, LID-routed or directed */

@@ -16,6 +16,7 @@
  *  - M_KeyViolations counted and saturating, PortInfo's counters filled
  *    and cleared by a Set carrying 0;
  *  - the receive path handing back trap 257/258 details;
+ *  - the README's walkthrough of a firmware SMA, run on SMPs;
  *  - readers of the block reads racing a writer applying blocks: every
  *    block read whole from one application (TSan covers it in the tsan
  *    configuration).
@@ -527,6 +528,99 @@ static void test_rx_trap(void)
 	       "details alone");
 }
 
+/* ---- the README's walkthrough, as an SMA would run it ---- */
+
+struct sma_out {
+	bool replied, trapped;
+	uint8_t reply[IBK_MAD_LEN];
+	uint8_t notice[IBK_NOTICE_LEN];
+};
+
+/* One SMP through the pieces in the README's order; PortInfo and the
+ * other attributes are not this test's: they get 0x000c. */
+static void sma_receive(struct ibk_mkey_state *mkey, uint8_t *mad, size_t len,
+			uint64_t now_ns, struct sma_out *out)
+{
+	int st = ibk_smp_request_status(mad, len);
+
+	memset(out, 0, sizeof(*out));
+	if (st < 0)
+		return;
+	if (st == 0) {
+		if (ibk_port_mkey_check(&port, mkey, ibk_mad_method(mad),
+					ibk_smp_mkey(mad), now_ns) ==
+		    IBK_MKEY_VIOLATION) {
+			struct ibk_trap_256 t;
+
+			ibk_trap_256_from_smp(&t, mad, 0x0009);
+			ibk_notice_build_256(out->notice,
+					     IBK_NOTICE_PRODUCER_CA, 0x0001, &t);
+			out->trapped = true;
+			return;
+		}
+		if (ibk_mad_method(mad) == IBK_MAD_METHOD_TRAP_REPRESS)
+			return;
+		st = ibk_sma_answer_table(&port, mad, len, PREFIX);
+	}
+	if (ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK) {
+		memcpy(out->reply, mad, IBK_MAD_LEN);
+		out->replied = true;
+	}
+}
+
+static void test_sma_flow(void)
+{
+	struct ibk_mkey_state mkey = { 0xfeed, 0, 100, 2, false };
+	uint8_t smp[IBK_MAD_LEN];
+	struct sma_out out;
+	ibk_pkey_t k;
+	bool ok;
+
+	setup(64, 16);
+	make_smp(smp, IBK_MAD_METHOD_SET, IBK_SMP_ATTR_PKEY_TABLE, 1);
+	ibk_smp_set_mkey(smp, 0xbad);
+	ibk_pkey_block_set(smp + IBK_SMP_DATA_OFFSET, 0, 0x8123);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 1000, &out);
+	ok = !out.replied && out.trapped &&
+	     ibk_counter16_read(&port.mkey_violations) == 1 &&
+	     ibk_notice_trap_number(out.notice) == IBK_TRAP_BAD_MKEY &&
+	     out.notice[IBK_NOTICE_DETAILS + 6] == IBK_MAD_METHOD_SET &&
+	     ibk_pkey_table_get(&port.pkeys, 32, &k) == IBK_ENOENT &&
+	     mkey.lease_running;
+	tap_ok(ok, "SMA: SubnSet(P_KeyTable) with a bad M_Key at level 2: no "
+	       "reply, the table untouched, M_KeyViolations 1, a trap 256 "
+	       "naming the Set, the lease running");
+	make_smp(smp, IBK_MAD_METHOD_SET, IBK_SMP_ATTR_PKEY_TABLE, 1);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	ibk_pkey_block_set(smp + IBK_SMP_DATA_OFFSET, 0, 0x8123);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 2000, &out);
+	ok = out.replied && !out.trapped && out.reply[3] == 0x81 &&
+	     ibk_mad_status(out.reply) == 0 &&
+	     ibk_pkey_block_get(out.reply + IBK_SMP_DATA_OFFSET, 0) == 0x8123 &&
+	     ibk_pkey_table_get(&port.pkeys, 32, &k) == IBK_OK && k == 0x8123 &&
+	     !mkey.lease_running;
+	tap_ok(ok, "SMA: the same Set with the port's M_Key: applied, answered "
+	       "with the block, the lease stopped");
+	make_smp(smp, IBK_MAD_METHOD_TRAP_REPRESS, IBK_SMP_ATTR_NOTICE, 0);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
+	ok = !out.replied && !out.trapped;
+	make_smp(smp, IBK_MAD_METHOD_SEND, IBK_SMP_ATTR_PKEY_TABLE, 0);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
+	ok = ok && !out.replied && !out.trapped;
+	tap_ok(ok, "SMA: a good TrapRepress and a Send get no reply");
+	make_smp(smp, IBK_MAD_METHOD_GET, IBK_SMP_ATTR_PORT_INFO, 0);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
+	ok = out.replied && ibk_mad_status(out.reply) == 0x000c;
+	make_smp(smp, IBK_MAD_METHOD_GET, IBK_SMP_ATTR_PKEY_TABLE, 0);
+	ibk_mad_set_class_version(smp, 2);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
+	ok = ok && out.replied && ibk_mad_status(out.reply) == 0x0004;
+	tap_ok(ok, "SMA: an attribute left to the caller is answered 0x000c, "
+	       "a class version 2 SMP 0x0004");
+}
+
 /* ---- readers against a writer applying blocks ---- */
 
 #define RACE_CAP	96u	/* 3 P_Key blocks, 12 GUID blocks */
@@ -615,6 +709,7 @@ int main(void)
 	test_answer();
 	test_mkey_counter();
 	test_rx_trap();
+	test_sma_flow();
 	test_race();
 	return tap_done();
 }
