@@ -2977,6 +2977,7 @@ ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
  * initial path @128-191 and return path @192-255 (directed route).
  */
 
+/* BaseVersion: 1 for every MAD an SMA answers. */
 static inline uint8_t ibk_mad_base_version(const void *mad)
 {
 	return ((const uint8_t *)mad)[0];
@@ -2987,6 +2988,7 @@ static inline void ibk_mad_set_base_version(void *mad, uint8_t v)
 	((uint8_t *)mad)[0] = v;
 }
 
+/* MgmtClass: IBK_MGMT_CLASS_SUBN_LID or _DR for an SMP. */
 static inline uint8_t ibk_mad_mgmt_class(const void *mad)
 {
 	return ((const uint8_t *)mad)[1];
@@ -2997,6 +2999,7 @@ static inline void ibk_mad_set_mgmt_class(void *mad, uint8_t mgmt_class)
 	((uint8_t *)mad)[1] = mgmt_class;
 }
 
+/* ClassVersion: 1 for SMPs. */
 static inline uint8_t ibk_mad_class_version(const void *mad)
 {
 	return ((const uint8_t *)mad)[2];
@@ -3040,6 +3043,7 @@ static inline void ibk_mad_set_tid(void *mad, uint64_t tid)
 	ibk__store_be64((uint8_t *)mad + 8, tid);
 }
 
+/* AttributeID, one of IBK_SMP_ATTR_*. */
 static inline uint16_t ibk_mad_attr_id(const void *mad)
 {
 	return ibk__load_be16((const uint8_t *)mad + 16);
@@ -3050,6 +3054,7 @@ static inline void ibk_mad_set_attr_id(void *mad, uint16_t attr_id)
 	ibk__store_be16((uint8_t *)mad + 16, attr_id);
 }
 
+/* AttributeModifier: which block, port or entry the attribute is. */
 static inline uint32_t ibk_mad_attr_mod(const void *mad)
 {
 	return ibk__load_be32((const uint8_t *)mad + 20);
@@ -3339,6 +3344,7 @@ ibk_mkey_check(struct ibk_mkey_state *st, uint8_t method, uint64_t smp_mkey,
 #define IBK_PORTINFO_FILTER_RAW_IN	0x02
 #define IBK_PORTINFO_FILTER_RAW_OUT	0x01
 
+/* The port's M_Key (0: no protection). */
 static inline uint64_t ibk_portinfo_mkey(const void *pi)
 {
 	return ibk__load_be64((const uint8_t *)pi);
@@ -3349,6 +3355,7 @@ static inline void ibk_portinfo_set_mkey(void *pi, uint64_t mkey)
 	ibk__store_be64((uint8_t *)pi, mkey);
 }
 
+/* GidPrefix: the upper 64 bits of every GID of the port. */
 static inline uint64_t ibk_portinfo_gid_prefix(const void *pi)
 {
 	return ibk__load_be64((const uint8_t *)pi + 8);
@@ -3359,6 +3366,7 @@ static inline void ibk_portinfo_set_gid_prefix(void *pi, uint64_t prefix)
 	ibk__store_be64((uint8_t *)pi + 8, prefix);
 }
 
+/* The port's base LID. */
 static inline uint16_t ibk_portinfo_lid(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 16);
@@ -3380,6 +3388,7 @@ static inline void ibk_portinfo_set_master_sm_lid(void *pi, uint16_t lid)
 	ibk__store_be16((uint8_t *)pi + 18, lid);
 }
 
+/* CapabilityMask, IBK_PORT_CAP_* bits. */
 static inline uint32_t ibk_portinfo_cap_mask(const void *pi)
 {
 	return ibk__load_be32((const uint8_t *)pi + 20);
@@ -3423,6 +3432,7 @@ static inline void ibk_portinfo_set_enforcement(void *pi, uint8_t bits)
 	ibk__store_bits((uint8_t *)pi + 43, 0x0f, bits);
 }
 
+/* The three 16-bit violation counters, each saturating at 0xffff. */
 static inline uint16_t ibk_portinfo_mkey_violations(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 44);
@@ -3464,6 +3474,7 @@ static inline void ibk_portinfo_set_guid_cap(void *pi, uint8_t cap)
 	((uint8_t *)pi)[50] = cap;
 }
 
+/* ClientReregister: the SM asks the port's clients to register again. */
 static inline bool ibk_portinfo_client_rereg(const void *pi)
 {
 	return (((const uint8_t *)pi)[51] & 0x80) != 0;
@@ -3611,6 +3622,7 @@ static inline void ibk_guid_block_encode(void *data,
 #define IBK_TRAP_DR_TRUNCATED		0x40
 #define IBK_TRAP_DR_PATH_LEN		30	/* return path bytes it holds */
 
+/* IsGeneric: a generic notice (trap number) rather than a vendor one. */
 static inline bool ibk_notice_is_generic(const void *n)
 {
 	return (((const uint8_t *)n)[0] & 0x80) != 0;
@@ -3621,6 +3633,7 @@ static inline void ibk_notice_set_generic(void *n, bool generic)
 	ibk__store_bits((uint8_t *)n, 0x80, (unsigned)generic << 7);
 }
 
+/* Type, 7 bits: IBK_NOTICE_TYPE_SECURITY for traps 256-258. */
 static inline uint8_t ibk_notice_type(const void *n)
 {
 	return (uint8_t)(((const uint8_t *)n)[0] & 0x7f);
@@ -3653,6 +3666,7 @@ static inline void ibk_notice_set_trap_number(void *n, uint16_t trap)
 	ibk__store_be16((uint8_t *)n + 4, trap);
 }
 
+/* IssuerLID: the LID of the port that raised the notice. */
 static inline uint16_t ibk_notice_issuer_lid(const void *n)
 {
 	return ibk__load_be16((const uint8_t *)n + 6);
@@ -3663,6 +3677,7 @@ static inline void ibk_notice_set_issuer_lid(void *n, uint16_t lid)
 	ibk__store_be16((uint8_t *)n + 6, lid);
 }
 
+/* NoticeToggle and NoticeCount, for notices queued at the issuer. */
 static inline bool ibk_notice_toggle(const void *n)
 {
 	return (((const uint8_t *)n)[8] & 0x80) != 0;
