@@ -2884,6 +2884,1141 @@ ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
 	return IBK_MEMOP_OK;
 }
 
+/* ------------------------------------------------------------------------
+ * Subnet management (IBA 13.4 MADs, 14.2 the SMA: M_Key, PortInfo,
+ * P_KeyTable, GUIDInfo, Notices)
+ *
+ * The subnet manager (SM) programs every port with subnet management
+ * packets (SMPs): 256-byte MADs on QP0, LID-routed (class 0x01) or
+ * directed-route (0x81). The port's subnet management agent (SMA), in a
+ * NIC's or a switch's firmware or in a soft stack, answers them. This
+ * section holds what an SMA needs that is a pure function of bytes and
+ * values: the MAD and SMP header fields, the checks a received SMP passes
+ * before it is acted on (ibk_smp_request_status(), then the M_Key check
+ * ibk_mkey_check()), the reply, the PortInfo fields around the keys, the
+ * P_KeyTable (32 P_Keys) and GUIDInfo (8 GUIDs) blocks the SM writes the
+ * port's tables with, and the security Notices a port raises: trap 256
+ * (bad M_Key), 257 (bad P_Key), 258 (bad Q_Key), with their rate limit.
+ * ib_tables.h applies the blocks to the cached tables, answers SubnGet
+ * from them and counts M_Key violations beside the P_Key and Q_Key ones.
+ *
+ * The rules follow the Linux kernel's software SMAs (qib_mad.c and hfi1
+ * mad.c: check_mkey(), process_subn(), subn_*_pkeytable(), the bad_*key
+ * traps), OpenSM's include/iba/ib_types.h and libibmad's fields.c, which
+ * the tests compare every field with. Limits: the directed-route hop
+ * handling (hop pointer, path checks) is the SMI's job before the SMA's
+ * and is not here; only the InfiniBand layouts are: OPA's (hfi1's)
+ * Notices and SMPs differ (32-bit LIDs, another 257/258 layout). Times
+ * are nanoseconds the caller passes in; nothing here reads a clock.
+ *
+ *	int st = ibk_smp_request_status(mad, len);	// < 0: no reply
+ *	struct ibk_trap_256 t;
+ *
+ *	if (st == 0 && ibk_mkey_check(&mkey, ibk_mad_method(mad),
+ *				      ibk_smp_mkey(mad), now_ns) ==
+ *		       IBK_MKEY_VIOLATION) {	// no reply; count; trap 256
+ *		ibk_trap_256_from_smp(&t, mad, lrh_slid);
+ *		ibk_notice_build_256(notice, IBK_NOTICE_PRODUCER_CA, my_lid, &t);
+ *		return;
+ *	}
+ *	...					// answer the attribute: st
+ *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
+ *		send(mad);
+ * ------------------------------------------------------------------------ */
+
+#define IBK_MAD_LEN		256	/* every SMP, LID-routed or directed */
+#define IBK_MAD_BASE_VERSION	1
+#define IBK_SMP_CLASS_VERSION	1
+#define IBK_SMP_DATA_OFFSET	64	/* the attribute: 64 bytes */
+#define IBK_SMP_DATA_LEN	64
+#define IBK_SMP_INITIAL_PATH	128	/* directed route only, 64 bytes */
+#define IBK_SMP_RETURN_PATH	192	/* directed route only, 64 bytes */
+#define IBK_SMP_MAX_HOPS	63	/* a path of 64 bytes, byte 0 unused */
+
+/* Management classes of SMPs (IBA 13.4.4). */
+#define IBK_MGMT_CLASS_SUBN_LID	0x01	/* LID-routed */
+#define IBK_MGMT_CLASS_SUBN_DR	0x81	/* directed route */
+
+/* MAD methods (IBA 13.4.5); bit 7 marks a response. */
+#define IBK_MAD_METHOD_GET		0x01
+#define IBK_MAD_METHOD_SET		0x02
+#define IBK_MAD_METHOD_SEND		0x03
+#define IBK_MAD_METHOD_TRAP		0x05
+#define IBK_MAD_METHOD_REPORT		0x06
+#define IBK_MAD_METHOD_TRAP_REPRESS	0x07
+#define IBK_MAD_METHOD_RESP		0x80
+#define IBK_MAD_METHOD_GET_RESP		0x81
+#define IBK_MAD_METHOD_REPORT_RESP	0x86
+
+/* SMP attribute IDs (IBA 14.2.5; ib_smi.h, ib_types.h). */
+#define IBK_SMP_ATTR_NOTICE		0x0002
+#define IBK_SMP_ATTR_NODE_INFO		0x0011
+#define IBK_SMP_ATTR_SWITCH_INFO	0x0012
+#define IBK_SMP_ATTR_GUID_INFO		0x0014
+#define IBK_SMP_ATTR_PORT_INFO		0x0015
+#define IBK_SMP_ATTR_PKEY_TABLE		0x0016
+
+/* MAD status values an SMA answers with (IBA 13.4.7; qib_mad.h). */
+#define IBK_MAD_STATUS_OK			0x0000
+#define IBK_MAD_STATUS_BAD_VERSION		0x0004
+#define IBK_MAD_STATUS_UNSUP_METHOD		0x0008
+#define IBK_MAD_STATUS_UNSUP_METHOD_ATTR	0x000c
+#define IBK_MAD_STATUS_INVALID_FIELD		0x001c
+/* Directed route: the D bit of the status field, set in returning SMPs. */
+#define IBK_SMP_DIRECTION			0x8000
+
+/*
+ * MAD base header, 24 bytes: BaseVersion @0; MgmtClass @1; ClassVersion
+ * @2; R 0x80 | Method @3; Status @4-5; ClassSpecific @6-7 (for a
+ * directed-route SMP: hop pointer @6, hop count @7); TID @8-15;
+ * AttributeID @16-17; reserved @18-19; AttributeModifier @20-23. An SMP
+ * goes on: M_Key @24-31; DrSLID @32-33 and DrDLID @34-35 (directed route;
+ * reserved in a LID-routed SMP); reserved to @63; the attribute @64-127;
+ * initial path @128-191 and return path @192-255 (directed route).
+ */
+
+/* BaseVersion: 1 for every MAD an SMA answers. */
+static inline uint8_t ibk_mad_base_version(const void *mad)
+{
+	return ((const uint8_t *)mad)[0];
+}
+
+static inline void ibk_mad_set_base_version(void *mad, uint8_t v)
+{
+	((uint8_t *)mad)[0] = v;
+}
+
+/* MgmtClass: IBK_MGMT_CLASS_SUBN_LID or _DR for an SMP. */
+static inline uint8_t ibk_mad_mgmt_class(const void *mad)
+{
+	return ((const uint8_t *)mad)[1];
+}
+
+static inline void ibk_mad_set_mgmt_class(void *mad, uint8_t mgmt_class)
+{
+	((uint8_t *)mad)[1] = mgmt_class;
+}
+
+/* ClassVersion: 1 for SMPs. */
+static inline uint8_t ibk_mad_class_version(const void *mad)
+{
+	return ((const uint8_t *)mad)[2];
+}
+
+static inline void ibk_mad_set_class_version(void *mad, uint8_t v)
+{
+	((uint8_t *)mad)[2] = v;
+}
+
+/* The whole method byte, the response bit 0x80 included (GetResp 0x81). */
+static inline uint8_t ibk_mad_method(const void *mad)
+{
+	return ((const uint8_t *)mad)[3];
+}
+
+static inline void ibk_mad_set_method(void *mad, uint8_t method)
+{
+	((uint8_t *)mad)[3] = method;
+}
+
+/* The 16-bit status, the directed-route D bit included. */
+static inline uint16_t ibk_mad_status(const void *mad)
+{
+	return ibk__load_be16((const uint8_t *)mad + 4);
+}
+
+static inline void ibk_mad_set_status(void *mad, uint16_t status)
+{
+	ibk__store_be16((uint8_t *)mad + 4, status);
+}
+
+/* Transaction ID: a reply carries the request's. */
+static inline uint64_t ibk_mad_tid(const void *mad)
+{
+	return ibk__load_be64((const uint8_t *)mad + 8);
+}
+
+static inline void ibk_mad_set_tid(void *mad, uint64_t tid)
+{
+	ibk__store_be64((uint8_t *)mad + 8, tid);
+}
+
+/* AttributeID, one of IBK_SMP_ATTR_*. */
+static inline uint16_t ibk_mad_attr_id(const void *mad)
+{
+	return ibk__load_be16((const uint8_t *)mad + 16);
+}
+
+static inline void ibk_mad_set_attr_id(void *mad, uint16_t attr_id)
+{
+	ibk__store_be16((uint8_t *)mad + 16, attr_id);
+}
+
+/* AttributeModifier: which block, port or entry the attribute is. */
+static inline uint32_t ibk_mad_attr_mod(const void *mad)
+{
+	return ibk__load_be32((const uint8_t *)mad + 20);
+}
+
+static inline void ibk_mad_set_attr_mod(void *mad, uint32_t attr_mod)
+{
+	ibk__store_be32((uint8_t *)mad + 20, attr_mod);
+}
+
+/* Directed route: the hop pointer, the index of the current hop. */
+static inline uint8_t ibk_smp_hop_ptr(const void *smp)
+{
+	return ((const uint8_t *)smp)[6];
+}
+
+static inline void ibk_smp_set_hop_ptr(void *smp, uint8_t hop_ptr)
+{
+	((uint8_t *)smp)[6] = hop_ptr;
+}
+
+/* Directed route: the number of hops of the path (at most 63). */
+static inline uint8_t ibk_smp_hop_cnt(const void *smp)
+{
+	return ((const uint8_t *)smp)[7];
+}
+
+static inline void ibk_smp_set_hop_cnt(void *smp, uint8_t hop_cnt)
+{
+	((uint8_t *)smp)[7] = hop_cnt;
+}
+
+/* The M_Key the SMP carries (IBA 14.2.4). */
+static inline uint64_t ibk_smp_mkey(const void *smp)
+{
+	return ibk__load_be64((const uint8_t *)smp + 24);
+}
+
+static inline void ibk_smp_set_mkey(void *smp, uint64_t mkey)
+{
+	ibk__store_be64((uint8_t *)smp + 24, mkey);
+}
+
+/* Directed route: the LID the LID-routed part starts from. */
+static inline uint16_t ibk_smp_dr_slid(const void *smp)
+{
+	return ibk__load_be16((const uint8_t *)smp + 32);
+}
+
+static inline void ibk_smp_set_dr_slid(void *smp, uint16_t lid)
+{
+	ibk__store_be16((uint8_t *)smp + 32, lid);
+}
+
+/* Directed route: the LID the LID-routed part ends at. */
+static inline uint16_t ibk_smp_dr_dlid(const void *smp)
+{
+	return ibk__load_be16((const uint8_t *)smp + 34);
+}
+
+static inline void ibk_smp_set_dr_dlid(void *smp, uint16_t lid)
+{
+	ibk__store_be16((uint8_t *)smp + 34, lid);
+}
+
+/* The SMP's 64-byte attribute. */
+static inline const uint8_t *ibk_smp_data(const void *smp)
+{
+	return (const uint8_t *)smp + IBK_SMP_DATA_OFFSET;
+}
+
+static inline uint8_t *ibk_smp_data_mut(void *smp)
+{
+	return (uint8_t *)smp + IBK_SMP_DATA_OFFSET;
+}
+
+/* True for a directed-route SMP. */
+static inline bool ibk_smp_is_dr(const void *smp)
+{
+	return ibk_mad_mgmt_class(smp) == IBK_MGMT_CLASS_SUBN_DR;
+}
+
+/* A response, Trap, Report or Send: a message no SMA answers. */
+static inline bool ibk__mad_is_no_request(uint8_t method)
+{
+	return (method & IBK_MAD_METHOD_RESP) || method == IBK_MAD_METHOD_TRAP ||
+	       method == IBK_MAD_METHOD_REPORT || method == IBK_MAD_METHOD_SEND;
+}
+
+/*
+ * The first check of a received SMP, what qib's process_subn() and the
+ * MAD layer do before any attribute:
+ *  - IBK_EINVAL, drop it: a NULL @mad, a length other than IBK_MAD_LEN,
+ *    a base version other than 1, a class that is not an SMP class, or a
+ *    directed-route hop count above IBK_SMP_MAX_HOPS (the Linux SMI
+ *    discards those);
+ *  - IBK_ENOENT, hand it on without a reply: a response (method bit 7),
+ *    Trap, Report or Send. Answering a response would loop; qib's SMA
+ *    passes them back for normal processing and never replies;
+ *  - IBK_MAD_STATUS_BAD_VERSION: a class version other than 1; reply
+ *    with it (ibk_smp_make_reply());
+ *  - IBK_MAD_STATUS_UNSUP_METHOD: a method that is no SMP method; reply;
+ *  - 0 for Get, Set and TrapRepress: check the M_Key next.
+ * The class version is checked before the method, as qib does.
+ */
+static inline int ibk_smp_request_status(const void *mad, size_t len)
+{
+	uint8_t mclass, method;
+
+	if (!mad || len != IBK_MAD_LEN ||
+	    ibk_mad_base_version(mad) != IBK_MAD_BASE_VERSION)
+		return IBK_EINVAL;
+	mclass = ibk_mad_mgmt_class(mad);
+	if (mclass != IBK_MGMT_CLASS_SUBN_LID &&
+	    mclass != IBK_MGMT_CLASS_SUBN_DR)
+		return IBK_EINVAL;
+	if (mclass == IBK_MGMT_CLASS_SUBN_DR &&
+	    ibk_smp_hop_cnt(mad) > IBK_SMP_MAX_HOPS)
+		return IBK_EINVAL;
+	method = ibk_mad_method(mad);
+	if (ibk__mad_is_no_request(method))
+		return IBK_ENOENT;
+	if (ibk_mad_class_version(mad) != IBK_SMP_CLASS_VERSION)
+		return IBK_MAD_STATUS_BAD_VERSION;
+	if (method != IBK_MAD_METHOD_GET && method != IBK_MAD_METHOD_SET &&
+	    method != IBK_MAD_METHOD_TRAP_REPRESS)
+		return IBK_MAD_STATUS_UNSUP_METHOD;
+	return 0;
+}
+
+/*
+ * Turns the request @smp, in place, into its reply with @status added, as
+ * qib's reply() does: method GetResp, status |= @status, and the D bit for
+ * a directed-route SMP; every other byte (TID, attribute, M_Key, paths)
+ * stays the request's. IBK_OK; IBK_EINVAL, changing nothing, for a NULL
+ * @smp or a method that is never answered: a response, Trap, Report, Send
+ * and TrapRepress ("the SMA shall not send any message in response to a
+ * valid SubnTrapRepress", o14-3.a4). The SMI then turns the hop pointer
+ * of a directed-route reply around; that is not done here.
+ */
+static inline int ibk_smp_make_reply(void *smp, uint16_t status)
+{
+	uint8_t method;
+
+	if (!smp)
+		return IBK_EINVAL;
+	method = ibk_mad_method(smp);
+	if (ibk__mad_is_no_request(method) ||
+	    method == IBK_MAD_METHOD_TRAP_REPRESS)
+		return IBK_EINVAL;
+	if (ibk_smp_is_dr(smp))
+		status |= IBK_SMP_DIRECTION;
+	ibk_mad_set_method(smp, IBK_MAD_METHOD_GET_RESP);
+	ibk_mad_set_status(smp, (uint16_t)(ibk_mad_status(smp) | status));
+	return IBK_OK;
+}
+
+/*
+ * The M_Key check (IBA 14.2.4), as the kernel's soft SMAs make it (qib and
+ * hfi1 check_mkey()). A port's M_Key state; the SMA keeps it, one writer,
+ * and SubnSet(PortInfo) with a good key writes its first three fields.
+ */
+struct ibk_mkey_state {
+	uint64_t mkey;			/* PortInfo M_Key; 0: no protection */
+	uint64_t lease_deadline_ns;	/* while lease_running */
+	uint16_t lease_period;		/* M_KeyLeasePeriod, s; 0: never expires */
+	uint8_t  protect_bits;		/* M_KeyProtectBits 0-3; 3 acts as 2 */
+	bool     lease_running;
+};
+
+enum ibk_mkey_verdict {
+	IBK_MKEY_PROCESS = 0,		/* act on the SMP, reply as usual */
+	IBK_MKEY_PROCESS_HIDE_MKEY = 1,	/* Get at level 1 with another key:
+					 * answer, PortInfo M_Key as 0 */
+	IBK_MKEY_VIOLATION = 2,		/* drop, no reply; count; trap 256 */
+};
+
+/* Constant name of a verdict; "unknown" for a value outside the enum. */
+static inline const char *ibk_mkey_verdict_name(enum ibk_mkey_verdict v)
+{
+	switch (v) {
+	case IBK_MKEY_PROCESS:		 return "process";
+	case IBK_MKEY_PROCESS_HIDE_MKEY: return "process-hide-mkey";
+	case IBK_MKEY_VIOLATION:	 return "violation";
+	default:			 return "unknown";
+	}
+}
+
+/*
+ * @s seconds in nanoseconds, s * 10^9 = (s * 15625) * 125 * 2^9, with no
+ * product beyond 32 bits: Cortex-M0 has no 64-bit multiply and would call
+ * libgcc's __aeabi_lmul, which firmware does not link.
+ */
+static inline uint64_t ibk__seconds_to_ns(uint16_t s)
+{
+	uint32_t a = (uint32_t)s * 15625u;		/* < 2^30 */
+	uint64_t hi = (uint64_t)((a >> 16) * 125u) << 16;
+	uint64_t lo = (a & 0xffffu) * 125u;
+
+	return (hi + lo) << 9;
+}
+
+/* True once @now_ns has reached @deadline_ns, across a wrap of the clock
+ * (the kernel's time_after_eq()). */
+static inline bool ibk__time_reached(uint64_t now_ns, uint64_t deadline_ns)
+{
+	return now_ns - deadline_ns < UINT64_C(1) << 63;
+}
+
+/*
+ * What the SMA does with an SMP of @method carrying @smp_mkey, received
+ * at @now_ns (any monotonic clock in ns), by the rules of qib's and
+ * hfi1's check_mkey(), updating the lease in *@st:
+ *  1. A running lease whose deadline has passed ends first: the protect
+ *     bits drop to 0 (the M_Key stays). The expiry is found here, when
+ *     the next SMP comes, not by a timer.
+ *  2. The key is good if the port's M_Key is 0 or equals @smp_mkey. A
+ *     good Get, Set or TrapRepress stops a running lease.
+ *  3. A bad key on a Set or TrapRepress, or on a Get at protect level 2
+ *     or 3, is IBK_MKEY_VIOLATION: drop the SMP without a reply (the
+ *     requester times out), count it in M_KeyViolations, send trap 256;
+ *     the lease starts (deadline now + period) unless it runs already or
+ *     the period is 0.
+ *  4. A bad key on a Get at level 1: IBK_MKEY_PROCESS_HIDE_MKEY, answer
+ *     with PortInfo's M_Key as 0 (qib subn_get_portinfo()); at level 0:
+ *     IBK_MKEY_PROCESS, the M_Key in clear.
+ *  5. Every other method (GetResp, Trap, Report, Send, unknown ones) is
+ *     IBK_MKEY_PROCESS: the M_Key guards only requests.
+ * @st must be valid; protect bits above 3 are read as their low 2 bits.
+ */
+static inline enum ibk_mkey_verdict
+ibk_mkey_check(struct ibk_mkey_state *st, uint8_t method, uint64_t smp_mkey,
+	       uint64_t now_ns)
+{
+	bool guarded = method == IBK_MAD_METHOD_GET ||
+		       method == IBK_MAD_METHOD_SET ||
+		       method == IBK_MAD_METHOD_TRAP_REPRESS;
+	unsigned level;
+
+	if (st->lease_running && ibk__time_reached(now_ns,
+						   st->lease_deadline_ns)) {
+		st->lease_running = false;
+		st->protect_bits = 0;
+	}
+	level = st->protect_bits & 3u;
+	if (!guarded)
+		return IBK_MKEY_PROCESS;
+	if (st->mkey == 0 || st->mkey == smp_mkey) {
+		st->lease_running = false;
+		return IBK_MKEY_PROCESS;
+	}
+	if (method == IBK_MAD_METHOD_GET && level < 2)
+		return level == 1 ? IBK_MKEY_PROCESS_HIDE_MKEY :
+				    IBK_MKEY_PROCESS;
+	if (!st->lease_running && st->lease_period != 0) {
+		st->lease_deadline_ns = now_ns +
+					ibk__seconds_to_ns(st->lease_period);
+		st->lease_running = true;
+	}
+	return IBK_MKEY_VIOLATION;
+}
+
+/*
+ * PortInfo (IBA 14.2.5.6), the 64-byte attribute 0x0015, the fields
+ * around the keys: M_Key @0-7; GidPrefix @8-15; LID @16-17; MasterSMLID
+ * @18-19; CapabilityMask @20-23; M_KeyLeasePeriod @26-27; byte 34
+ * M_KeyProtectBits 0xc0; byte 43 PartitionEnforcementInbound 0x08,
+ * PartitionEnforcementOutbound 0x04, FilterRawInbound 0x02,
+ * FilterRawOutbound 0x01; M_KeyViolations @44-45; P_KeyViolations
+ * @46-47; Q_KeyViolations @48-49; GUIDCap @50; byte 51 ClientReregister
+ * 0x80, SubnetTimeout 0x1f. The pointer is the attribute's first byte
+ * (ibk_smp_data() of a PortInfo SMP).
+ */
+#define IBK_PORTINFO_LEN			64
+
+/* CapabilityMask bits (ib_types.h IB_PORT_CAP_*). */
+#define IBK_PORT_CAP_IS_TRAP_SUPPORTED		0x00000008u
+#define IBK_PORT_CAP_HAS_NV_MKEY		0x00000080u
+#define IBK_PORT_CAP_HAS_NV_PKEY		0x00000100u
+#define IBK_PORT_CAP_HAS_PKEY_SW_EXT_PORT_TRAP	0x00001000u
+#define IBK_PORT_CAP_HAS_CLIENT_REREG		0x02000000u
+#define IBK_PORT_CAP_HAS_MCAST_PKEY_TRAP_SUPPRESS 0x20000000u
+
+/* Byte 43: partition enforcement and raw packet filters. */
+#define IBK_PORTINFO_PART_ENFORCE_IN	0x08
+#define IBK_PORTINFO_PART_ENFORCE_OUT	0x04
+#define IBK_PORTINFO_FILTER_RAW_IN	0x02
+#define IBK_PORTINFO_FILTER_RAW_OUT	0x01
+
+/* The port's M_Key (0: no protection). */
+static inline uint64_t ibk_portinfo_mkey(const void *pi)
+{
+	return ibk__load_be64((const uint8_t *)pi);
+}
+
+static inline void ibk_portinfo_set_mkey(void *pi, uint64_t mkey)
+{
+	ibk__store_be64((uint8_t *)pi, mkey);
+}
+
+/* GidPrefix: the upper 64 bits of every GID of the port. */
+static inline uint64_t ibk_portinfo_gid_prefix(const void *pi)
+{
+	return ibk__load_be64((const uint8_t *)pi + 8);
+}
+
+static inline void ibk_portinfo_set_gid_prefix(void *pi, uint64_t prefix)
+{
+	ibk__store_be64((uint8_t *)pi + 8, prefix);
+}
+
+/* The port's base LID. */
+static inline uint16_t ibk_portinfo_lid(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 16);
+}
+
+static inline void ibk_portinfo_set_lid(void *pi, uint16_t lid)
+{
+	ibk__store_be16((uint8_t *)pi + 16, lid);
+}
+
+/* The SM's LID: where traps go. */
+static inline uint16_t ibk_portinfo_master_sm_lid(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 18);
+}
+
+static inline void ibk_portinfo_set_master_sm_lid(void *pi, uint16_t lid)
+{
+	ibk__store_be16((uint8_t *)pi + 18, lid);
+}
+
+/* CapabilityMask, IBK_PORT_CAP_* bits. */
+static inline uint32_t ibk_portinfo_cap_mask(const void *pi)
+{
+	return ibk__load_be32((const uint8_t *)pi + 20);
+}
+
+static inline void ibk_portinfo_set_cap_mask(void *pi, uint32_t mask)
+{
+	ibk__store_be32((uint8_t *)pi + 20, mask);
+}
+
+/* M_KeyLeasePeriod, in seconds; 0: the lease never expires. */
+static inline uint16_t ibk_portinfo_mkey_lease_period(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 26);
+}
+
+static inline void ibk_portinfo_set_mkey_lease_period(void *pi, uint16_t s)
+{
+	ibk__store_be16((uint8_t *)pi + 26, s);
+}
+
+/* M_KeyProtectBits, 0-3 (ibk_mkey_check() reads 3 as 2). */
+static inline uint8_t ibk_portinfo_mkey_protect_bits(const void *pi)
+{
+	return (uint8_t)(((const uint8_t *)pi)[34] >> 6);
+}
+
+static inline void ibk_portinfo_set_mkey_protect_bits(void *pi, uint8_t bits)
+{
+	ibk__store_bits((uint8_t *)pi + 34, 0xc0, (unsigned)bits << 6);
+}
+
+/* Byte 43's four low bits, IBK_PORTINFO_PART_ENFORCE_* and _FILTER_RAW_*. */
+static inline uint8_t ibk_portinfo_enforcement(const void *pi)
+{
+	return (uint8_t)(((const uint8_t *)pi)[43] & 0x0f);
+}
+
+static inline void ibk_portinfo_set_enforcement(void *pi, uint8_t bits)
+{
+	ibk__store_bits((uint8_t *)pi + 43, 0x0f, bits);
+}
+
+/* The three 16-bit violation counters, each saturating at 0xffff. */
+static inline uint16_t ibk_portinfo_mkey_violations(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 44);
+}
+
+static inline void ibk_portinfo_set_mkey_violations(void *pi, uint16_t n)
+{
+	ibk__store_be16((uint8_t *)pi + 44, n);
+}
+
+static inline uint16_t ibk_portinfo_pkey_violations(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 46);
+}
+
+static inline void ibk_portinfo_set_pkey_violations(void *pi, uint16_t n)
+{
+	ibk__store_be16((uint8_t *)pi + 46, n);
+}
+
+static inline uint16_t ibk_portinfo_qkey_violations(const void *pi)
+{
+	return ibk__load_be16((const uint8_t *)pi + 48);
+}
+
+static inline void ibk_portinfo_set_qkey_violations(void *pi, uint16_t n)
+{
+	ibk__store_be16((uint8_t *)pi + 48, n);
+}
+
+/* GUIDCap: the number of GUIDs (GID table entries) of the port. */
+static inline uint8_t ibk_portinfo_guid_cap(const void *pi)
+{
+	return ((const uint8_t *)pi)[50];
+}
+
+static inline void ibk_portinfo_set_guid_cap(void *pi, uint8_t cap)
+{
+	((uint8_t *)pi)[50] = cap;
+}
+
+/* ClientReregister: the SM asks the port's clients to register again. */
+static inline bool ibk_portinfo_client_rereg(const void *pi)
+{
+	return (((const uint8_t *)pi)[51] & 0x80) != 0;
+}
+
+static inline void ibk_portinfo_set_client_rereg(void *pi, bool rereg)
+{
+	ibk__store_bits((uint8_t *)pi + 51, 0x80, (unsigned)rereg << 7);
+}
+
+/* SubnetTimeout, 0-31: 4.096 us x 2^SubnetTimeout (ibk_trap_interval_ns()). */
+static inline uint8_t ibk_portinfo_subnet_timeout(const void *pi)
+{
+	return (uint8_t)(((const uint8_t *)pi)[51] & 0x1f);
+}
+
+static inline void ibk_portinfo_set_subnet_timeout(void *pi, uint8_t t)
+{
+	ibk__store_bits((uint8_t *)pi + 51, 0x1f, t);
+}
+
+/*
+ * P_KeyTable (attribute 0x0016): a block of 32 P_Keys, 2 bytes each, the
+ * attribute modifier's bits 15-0 the block number, bits 23-16 the port
+ * number, which only a switch's external ports use (OpenSM
+ * osm_pkey_rcv_process(); a CA ignores it, as qib does). GUIDInfo
+ * (0x0014): a block of 8 GUIDs, 8 bytes each, the modifier's bits 7-0 the
+ * block number (OpenSM osm_gi_rcv_process()); entry 0 of block 0 is the
+ * port GUID, read-only.
+ */
+#define IBK_PKEY_BLOCK_ENTRIES	32
+#define IBK_PKEY_MAX_BLOCKS	2048	/* 65536 P_Keys (ib_types.h) */
+#define IBK_GUID_BLOCK_ENTRIES	8
+
+/* The P_KeyTable block number in @attr_mod. */
+static inline uint16_t ibk_pkeytable_mod_block(uint32_t attr_mod)
+{
+	return (uint16_t)attr_mod;
+}
+
+/* The switch external port number in @attr_mod (0 for a CA). */
+static inline uint8_t ibk_pkeytable_mod_port(uint32_t attr_mod)
+{
+	return (uint8_t)(attr_mod >> 16);
+}
+
+/* The P_KeyTable attribute modifier for @block of switch port @port. */
+static inline uint32_t ibk_pkeytable_mod(uint16_t block, uint8_t port)
+{
+	return (uint32_t)port << 16 | block;
+}
+
+/* The GUIDInfo block number in @attr_mod. */
+static inline uint8_t ibk_guidinfo_mod_block(uint32_t attr_mod)
+{
+	return (uint8_t)attr_mod;
+}
+
+/* P_Key @i (0-31) of the P_KeyTable block at @data. */
+static inline ibk_pkey_t ibk_pkey_block_get(const void *data, unsigned i)
+{
+	return ibk__load_be16((const uint8_t *)data + 2 * (i & 31u));
+}
+
+static inline void ibk_pkey_block_set(void *data, unsigned i, ibk_pkey_t pkey)
+{
+	ibk__store_be16((uint8_t *)data + 2 * (i & 31u), pkey);
+}
+
+/* GUID @i (0-7) of the GUIDInfo block at @data. */
+static inline ibk_guid_t ibk_guid_block_get(const void *data, unsigned i)
+{
+	return ibk__load_be64((const uint8_t *)data + 8 * (i & 7u));
+}
+
+static inline void ibk_guid_block_set(void *data, unsigned i, ibk_guid_t guid)
+{
+	ibk__store_be64((uint8_t *)data + 8 * (i & 7u), guid);
+}
+
+/* The 32 P_Keys of the block at @data into @out, host order. */
+static inline void ibk_pkey_block_decode(const void *data,
+					 ibk_pkey_t out[IBK_PKEY_BLOCK_ENTRIES])
+{
+	unsigned i;
+
+	for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
+		out[i] = ibk_pkey_block_get(data, i);
+}
+
+/* The block at @data from the 32 P_Keys of @in. */
+static inline void ibk_pkey_block_encode(void *data,
+					 const ibk_pkey_t in[IBK_PKEY_BLOCK_ENTRIES])
+{
+	unsigned i;
+
+	for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
+		ibk_pkey_block_set(data, i, in[i]);
+}
+
+/* The 8 GUIDs of the block at @data into @out, host order. */
+static inline void ibk_guid_block_decode(const void *data,
+					 ibk_guid_t out[IBK_GUID_BLOCK_ENTRIES])
+{
+	unsigned i;
+
+	for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
+		out[i] = ibk_guid_block_get(data, i);
+}
+
+/* The block at @data from the 8 GUIDs of @in. */
+static inline void ibk_guid_block_encode(void *data,
+					 const ibk_guid_t in[IBK_GUID_BLOCK_ENTRIES])
+{
+	unsigned i;
+
+	for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
+		ibk_guid_block_set(data, i, in[i]);
+}
+
+/*
+ * Notice (attribute 0x0002), the InfiniBand layout (IBA 14.2.5.1; OPA's,
+ * hfi1's opa_mad_notice_attr, differs: 32-bit LIDs, another 257/258
+ * layout): byte 0 IsGeneric 0x80, Type 0x7f; ProducerType @1-3; TrapNumber
+ * @4-5; IssuerLID @6-7; NoticeToggle 0x8000 and NoticeCount 0x7fff @8-9;
+ * DataDetails @10-63. The IssuerGID after it (@64-79) does not fit in an
+ * SMP's 64 bytes and a SubnTrap carries none. The pointer is the
+ * attribute's first byte (ibk_smp_data()).
+ */
+#define IBK_NOTICE_LEN			64	/* as an SMP carries it */
+#define IBK_NOTICE_DETAILS		10	/* DataDetails offset, 54 bytes */
+
+#define IBK_NOTICE_TYPE_SECURITY	0x02	/* Type; 0x82 with IsGeneric */
+#define IBK_NOTICE_PRODUCER_CA		1
+#define IBK_NOTICE_PRODUCER_SWITCH	2
+#define IBK_NOTICE_PRODUCER_ROUTER	3
+#define IBK_NOTICE_PRODUCER_CLASS_MGR	4
+
+#define IBK_TRAP_BAD_MKEY		256
+#define IBK_TRAP_BAD_PKEY		257
+#define IBK_TRAP_BAD_QKEY		258
+
+/* Trap 256's DataDetails byte 23: DRNotice, DRPathTruncated, DRHopCount. */
+#define IBK_TRAP_DR_NOTICE		0x80
+#define IBK_TRAP_DR_TRUNCATED		0x40
+#define IBK_TRAP_DR_PATH_LEN		30	/* return path bytes it holds */
+
+/* IsGeneric: a generic notice (trap number) rather than a vendor one. */
+static inline bool ibk_notice_is_generic(const void *n)
+{
+	return (((const uint8_t *)n)[0] & 0x80) != 0;
+}
+
+static inline void ibk_notice_set_generic(void *n, bool generic)
+{
+	ibk__store_bits((uint8_t *)n, 0x80, (unsigned)generic << 7);
+}
+
+/* Type, 7 bits: IBK_NOTICE_TYPE_SECURITY for traps 256-258. */
+static inline uint8_t ibk_notice_type(const void *n)
+{
+	return (uint8_t)(((const uint8_t *)n)[0] & 0x7f);
+}
+
+static inline void ibk_notice_set_type(void *n, uint8_t type)
+{
+	ibk__store_bits((uint8_t *)n, 0x7f, type);
+}
+
+/* ProducerType of a generic notice (VendorID of a vendor one), 24 bits. */
+static inline uint32_t ibk_notice_producer(const void *n)
+{
+	return ibk__load_be24((const uint8_t *)n + 1);
+}
+
+static inline void ibk_notice_set_producer(void *n, uint32_t producer)
+{
+	ibk__store_be24((uint8_t *)n + 1, producer);
+}
+
+/* TrapNumber of a generic notice (DeviceID of a vendor one). */
+static inline uint16_t ibk_notice_trap_number(const void *n)
+{
+	return ibk__load_be16((const uint8_t *)n + 4);
+}
+
+static inline void ibk_notice_set_trap_number(void *n, uint16_t trap)
+{
+	ibk__store_be16((uint8_t *)n + 4, trap);
+}
+
+/* IssuerLID: the LID of the port that raised the notice. */
+static inline uint16_t ibk_notice_issuer_lid(const void *n)
+{
+	return ibk__load_be16((const uint8_t *)n + 6);
+}
+
+static inline void ibk_notice_set_issuer_lid(void *n, uint16_t lid)
+{
+	ibk__store_be16((uint8_t *)n + 6, lid);
+}
+
+/* NoticeToggle and NoticeCount, for notices queued at the issuer. */
+static inline bool ibk_notice_toggle(const void *n)
+{
+	return (((const uint8_t *)n)[8] & 0x80) != 0;
+}
+
+static inline void ibk_notice_set_toggle(void *n, bool toggle)
+{
+	ibk__store_bits((uint8_t *)n + 8, 0x80, (unsigned)toggle << 7);
+}
+
+static inline uint16_t ibk_notice_count(const void *n)
+{
+	return (uint16_t)(ibk__load_be16((const uint8_t *)n + 8) & 0x7fff);
+}
+
+static inline void ibk_notice_set_count(void *n, uint16_t count)
+{
+	uint8_t *p = (uint8_t *)n + 8;
+
+	ibk__store_bits(p, 0x7f, (unsigned)count >> 8);
+	p[1] = (uint8_t)count;
+}
+
+/*
+ * Trap 256, Bad M_Key: DataDetails reserved @0-1; LIDADDR @2-3; DRSLID
+ * @4-5; METHOD @6; reserved @7; ATTRIBUTEID @8-9; ATTRIBUTEMODIFIER
+ * @10-13; M_KEY @14-21; reserved @22; byte 23 DRNotice 0x80,
+ * DRPathTruncated 0x40, DRHopCount 0x3f; DRNoticeReturnPath @24-53.
+ */
+struct ibk_trap_256 {
+	uint16_t lid;		/* LIDADDR: who sent the SMP */
+	uint16_t dr_slid;	/* directed route: the SMP's DrSLID */
+	uint8_t  method;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint64_t mkey;		/* the bad M_Key received */
+	bool     dr_notice;	/* the SMP was directed route */
+	bool     dr_truncated;	/* its path was longer than 30 hops */
+	uint8_t  dr_hop_cnt;	/* hops in dr_return_path, 0-30 */
+	uint8_t  dr_return_path[IBK_TRAP_DR_PATH_LEN];
+};
+
+/*
+ * Traps 257, Bad P_Key, and 258, Bad Q_Key, one layout: DataDetails
+ * reserved @0-1; LIDADDR1 @2-3; LIDADDR2 @4-5; KEY @6-9 (the P_Key in the
+ * low 16 bits for 257); SL in bits 31-28 and QP1 in bits 23-0 @10-13; QP2
+ * in bits 23-0 @14-17; GIDADDR1 @18-33; GIDADDR2 @34-49.
+ */
+struct ibk_trap_key {
+	uint16_t lid1;		/* the bad packet's source LID */
+	uint16_t lid2;		/* its destination LID */
+	uint32_t key;		/* the P_Key (257) or Q_Key (258) it carried */
+	uint8_t  sl;
+	uint32_t qp1;		/* source QP (0 unless a DETH names it) */
+	uint32_t qp2;		/* destination QP */
+	struct ibk_gid gid1;	/* source GID, zero without a GRH */
+	struct ibk_gid gid2;	/* destination GID, zero without a GRH */
+};
+
+/*
+ * Writes the first 10 bytes of a generic notice at @n, and zeroes its
+ * DataDetails: IsGeneric, @type, @producer, trap @trap, @issuer_lid,
+ * toggle and count 0.
+ */
+static inline void ibk_notice_init(void *n, uint8_t type, uint32_t producer,
+				   uint16_t trap, uint16_t issuer_lid)
+{
+	uint8_t *p = (uint8_t *)n;
+	unsigned i;
+
+	for (i = 0; i < IBK_NOTICE_LEN; i++)
+		p[i] = 0;
+	ibk_notice_set_generic(n, true);
+	ibk_notice_set_type(n, type);
+	ibk_notice_set_producer(n, producer);
+	ibk_notice_set_trap_number(n, trap);
+	ibk_notice_set_issuer_lid(n, issuer_lid);
+}
+
+/*
+ * The Bad M_Key notice (security, trap 256) at @n, IBK_NOTICE_LEN bytes,
+ * from *@t, as qib_bad_mkey() sends it: the hop count is written as at
+ * most 30, with DRPathTruncated set when @t says so or when it is above
+ * 30, and only that many return path bytes. @producer is one of
+ * IBK_NOTICE_PRODUCER_*.
+ */
+static inline void ibk_notice_build_256(void *n, uint32_t producer,
+					uint16_t issuer_lid,
+					const struct ibk_trap_256 *t)
+{
+	uint8_t *d = (uint8_t *)n + IBK_NOTICE_DETAILS;
+	unsigned hops = t->dr_hop_cnt, i;
+	unsigned dr = t->dr_notice ? IBK_TRAP_DR_NOTICE : 0u;
+
+	ibk_notice_init(n, IBK_NOTICE_TYPE_SECURITY, producer,
+			IBK_TRAP_BAD_MKEY, issuer_lid);
+	ibk__store_be16(d + 2, t->lid);
+	ibk__store_be16(d + 4, t->dr_slid);
+	d[6] = t->method;
+	ibk__store_be16(d + 8, t->attr_id);
+	ibk__store_be32(d + 10, t->attr_mod);
+	ibk__store_be64(d + 14, t->mkey);
+	if (t->dr_truncated || hops > IBK_TRAP_DR_PATH_LEN)
+		dr |= IBK_TRAP_DR_TRUNCATED;
+	if (hops > IBK_TRAP_DR_PATH_LEN)
+		hops = IBK_TRAP_DR_PATH_LEN;
+	d[23] = (uint8_t)(dr | hops);
+	for (i = 0; i < hops; i++)
+		d[24 + i] = t->dr_return_path[i];
+}
+
+/*
+ * The trap 256 details for the SMP @smp that ibk_mkey_check() found in
+ * violation, as qib_bad_mkey() and hfi1 bad_mkey() fill them: method,
+ * attribute, modifier and M_Key from the SMP; for a directed-route SMP
+ * also DrSLID, DRNotice and the hop count with as much of the return
+ * path as fits (30 hops; a longer path is truncated and says so). @lid is
+ * LIDADDR: the requester, the SMP's LRH SLID, as the IBA's trap text
+ * ("Bad M_Key, <M_KEY> from <LIDADDR> attempted <METHOD> ...") and
+ * Wireshark read it; the kernel's SMAs put their own LID there instead.
+ */
+static inline void ibk_trap_256_from_smp(struct ibk_trap_256 *t,
+					 const void *smp, uint16_t lid)
+{
+	const uint8_t *path = (const uint8_t *)smp + IBK_SMP_RETURN_PATH;
+	unsigned hops = 0, i;
+
+	t->lid = lid;
+	t->method = ibk_mad_method(smp);
+	t->attr_id = ibk_mad_attr_id(smp);
+	t->attr_mod = ibk_mad_attr_mod(smp);
+	t->mkey = ibk_smp_mkey(smp);
+	t->dr_notice = ibk_smp_is_dr(smp);
+	t->dr_slid = t->dr_notice ? ibk_smp_dr_slid(smp) : 0;
+	if (t->dr_notice)
+		hops = ibk_smp_hop_cnt(smp);
+	t->dr_truncated = hops > IBK_TRAP_DR_PATH_LEN;
+	if (t->dr_truncated)
+		hops = IBK_TRAP_DR_PATH_LEN;
+	t->dr_hop_cnt = (uint8_t)hops;
+	for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
+		t->dr_return_path[i] = i < hops ? path[i] : 0;
+}
+
+/* True if @n is a generic notice of trap @trap. */
+static inline bool ibk__notice_is_trap(const void *n, uint16_t trap)
+{
+	return ibk_notice_is_generic(n) && ibk_notice_trap_number(n) == trap;
+}
+
+/*
+ * Reads the trap 256 details of the notice @n into *@t. IBK_OK;
+ * IBK_EINVAL for a NULL pointer or a notice that is not a generic trap
+ * 256 (*@t is then left alone).
+ */
+static inline int ibk_notice_parse_256(const void *n, struct ibk_trap_256 *t)
+{
+	const uint8_t *d;
+	unsigned i;
+
+	if (!n || !t || !ibk__notice_is_trap(n, IBK_TRAP_BAD_MKEY))
+		return IBK_EINVAL;
+	d = (const uint8_t *)n + IBK_NOTICE_DETAILS;
+	t->lid = ibk__load_be16(d + 2);
+	t->dr_slid = ibk__load_be16(d + 4);
+	t->method = d[6];
+	t->attr_id = ibk__load_be16(d + 8);
+	t->attr_mod = ibk__load_be32(d + 10);
+	t->mkey = ibk__load_be64(d + 14);
+	t->dr_notice = (d[23] & IBK_TRAP_DR_NOTICE) != 0;
+	t->dr_truncated = (d[23] & IBK_TRAP_DR_TRUNCATED) != 0;
+	t->dr_hop_cnt = (uint8_t)(d[23] & 0x3f);
+	for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
+		t->dr_return_path[i] = d[24 + i];
+	return IBK_OK;
+}
+
+/*
+ * The Bad P_Key (@trap 257) or Bad Q_Key (@trap 258) notice at @n,
+ * IBK_NOTICE_LEN bytes, from *@t (qib_bad_pkey()). IBK_OK; IBK_EINVAL,
+ * writing nothing, for a NULL pointer or another @trap.
+ */
+static inline int ibk_notice_build_key_trap(void *n, uint16_t trap,
+					    uint32_t producer,
+					    uint16_t issuer_lid,
+					    const struct ibk_trap_key *t)
+{
+	uint8_t *d;
+
+	if (!n || !t || (trap != IBK_TRAP_BAD_PKEY &&
+			 trap != IBK_TRAP_BAD_QKEY))
+		return IBK_EINVAL;
+	d = (uint8_t *)n + IBK_NOTICE_DETAILS;
+	ibk_notice_init(n, IBK_NOTICE_TYPE_SECURITY, producer, trap,
+			issuer_lid);
+	ibk__store_be16(d + 2, t->lid1);
+	ibk__store_be16(d + 4, t->lid2);
+	ibk__store_be32(d + 6, t->key);
+	ibk__store_be32(d + 10, (uint32_t)t->sl << 28 | (t->qp1 & 0xffffffu));
+	ibk__store_be24(d + 15, t->qp2);
+	ibk__copy16(d + 18, t->gid1.raw);
+	ibk__copy16(d + 34, t->gid2.raw);
+	return IBK_OK;
+}
+
+/*
+ * Reads the details of a trap 257 or 258 notice @n into *@t. Returns the
+ * trap number; IBK_EINVAL for a NULL pointer or a notice that is not a
+ * generic trap 257 or 258 (*@t is then left alone).
+ */
+static inline int ibk_notice_parse_key_trap(const void *n,
+					    struct ibk_trap_key *t)
+{
+	const uint8_t *d;
+
+	if (!n || !t || !ibk_notice_is_generic(n) ||
+	    (ibk_notice_trap_number(n) != IBK_TRAP_BAD_PKEY &&
+	     ibk_notice_trap_number(n) != IBK_TRAP_BAD_QKEY))
+		return IBK_EINVAL;
+	d = (const uint8_t *)n + IBK_NOTICE_DETAILS;
+	t->lid1 = ibk__load_be16(d + 2);
+	t->lid2 = ibk__load_be16(d + 4);
+	t->key = ibk__load_be32(d + 6);
+	t->sl = (uint8_t)(d[10] >> 4);
+	t->qp1 = ibk__load_be24(d + 11);
+	t->qp2 = ibk__load_be24(d + 15);
+	ibk__copy16(t->gid1.raw, d + 18);
+	ibk__copy16(t->gid2.raw, d + 34);
+	return ibk_notice_trap_number(n);
+}
+
+/* The headers of one received packet, located by ibk_pkt_locate(). */
+struct ibk_pkt_headers {
+	const uint8_t *lrh;
+	const uint8_t *grh;	/* NULL unless LNH says a GRH follows */
+	const uint8_t *bth;
+	const uint8_t *deth;	/* NULL unless the opcode is a UD SEND */
+};
+
+/*
+ * Finds the headers of the packet at @pkt, @len bytes from its LRH: a GRH
+ * when the LRH's LNH is IBA global (its NxtHdr must be 0x1b), the BTH,
+ * and the DETH of a UD SEND. IBK_OK; IBK_EINVAL for a NULL pointer, a raw
+ * packet (LNH 0 or 1, no IBA transport), another NxtHdr, or a @len too
+ * short for the headers it names.
+ */
+static inline int ibk_pkt_locate(const void *pkt, size_t len,
+				 struct ibk_pkt_headers *h)
+{
+	const uint8_t *p = (const uint8_t *)pkt;
+	size_t off = IBK_LRH_LEN;
+	uint8_t lnh;
+
+	if (!p || !h || len < IBK_LRH_LEN)
+		return IBK_EINVAL;
+	lnh = ibk_lrh_lnh(p);
+	if (lnh != IBK_LNH_BTH && lnh != IBK_LNH_GRH)
+		return IBK_EINVAL;
+	h->lrh = p;
+	h->grh = NULL;
+	h->deth = NULL;
+	if (lnh == IBK_LNH_GRH) {
+		if (len < off + IBK_GRH_LEN ||
+		    ibk_grh_nxthdr(p + off) != IBK_GRH_NXTHDR_BTH)
+			return IBK_EINVAL;
+		h->grh = p + off;
+		off += IBK_GRH_LEN;
+	}
+	if (len < off + IBK_BTH_LEN)
+		return IBK_EINVAL;
+	h->bth = p + off;
+	off += IBK_BTH_LEN;
+	if ((ibk_bth_opcode(h->bth) & 0xfe) == IBK_OPCODE_UD_SEND_ONLY) {
+		if (len < off + IBK_DETH_LEN)
+			return IBK_EINVAL;
+		h->deth = p + off;
+	}
+	return IBK_OK;
+}
+
+/*
+ * The trap 257 (@trap IBK_TRAP_BAD_PKEY) or 258 details for the dropped
+ * packet whose headers *@h holds, as qib_ud_rcv() and qib_ruc_check_hdr()
+ * report them: LIDADDR1/2 the LRH's SLID/DLID, SL from the LRH, KEY the
+ * packet's BTH P_Key (257) or DETH Q_Key (258), QP1 the DETH's source QP
+ * (0 without a DETH, as for RC and UC), QP2 the BTH's destination QP,
+ * GIDADDR1/2 the GRH's SGID/DGID (zero without a GRH). IBK_OK; IBK_EINVAL
+ * for a NULL pointer, another @trap, or a 258 without a DETH.
+ */
+static inline int ibk_trap_key_from_headers(struct ibk_trap_key *t,
+					    uint16_t trap,
+					    const struct ibk_pkt_headers *h)
+{
+	static const uint8_t zero[16] = { 0 };
+
+	if (!t || !h || !h->lrh || !h->bth ||
+	    (trap != IBK_TRAP_BAD_PKEY && trap != IBK_TRAP_BAD_QKEY) ||
+	    (trap == IBK_TRAP_BAD_QKEY && !h->deth))
+		return IBK_EINVAL;
+	t->lid1 = ibk_lrh_slid(h->lrh);
+	t->lid2 = ibk_lrh_dlid(h->lrh);
+	t->sl = ibk_lrh_sl(h->lrh);
+	t->key = trap == IBK_TRAP_BAD_PKEY ? ibk_bth_pkey(h->bth) :
+					     ibk_deth_qkey(h->deth);
+	t->qp1 = h->deth ? ibk_deth_src_qp(h->deth) : 0;
+	t->qp2 = ibk_bth_dest_qp(h->bth);
+	ibk__copy16(t->gid1.raw, h->grh ? h->grh + 8 : zero);
+	ibk__copy16(t->gid2.raw, h->grh ? h->grh + 24 : zero);
+	return IBK_OK;
+}
+
+/*
+ * The least time between two traps (o14-2, qib_send_trap()): 4.096 us x
+ * 2^@subnet_timeout (PortInfo SubnetTimeout, 0-31; higher bits ignored),
+ * in ns: 2^(12 + timeout), from 4096 ns to 2^43 ns (about 2.4 hours).
+ * Built from 32-bit shifts: a variable 64-bit shift is a libgcc call
+ * (__aeabi_llsl) on Cortex-M0.
+ */
+static inline uint64_t ibk_trap_interval_ns(uint8_t subnet_timeout)
+{
+	unsigned e = 12u + (subnet_timeout & 0x1fu);
+
+	if (e < 32)
+		return (uint64_t)(1u << e);
+	return (uint64_t)(1u << (e - 32)) << 32;
+}
+
+/*
+ * True if a port may send a trap at @now_ns: none was sent yet
+ * (@sent_before false), or the last one, at @last_ns, is at least
+ * ibk_trap_interval_ns(@subnet_timeout) ago. A trap refused here is
+ * dropped, as qib_send_trap() drops it. Both times from one clock; a
+ * wrap of it is harmless.
+ */
+static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
+				    bool sent_before, uint8_t subnet_timeout)
+{
+	return !sent_before ||
+	       now_ns - last_ns >= ibk_trap_interval_ns(subnet_timeout);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -2033,6 +2033,7 @@ struct ibk_port {
 	uint8_t ibk__gap1[IBK__CACHE_LINE];
 	struct ibk_counter16 pkey_violations;
 	struct ibk_counter16 qkey_violations;
+	struct ibk_counter16 mkey_violations;	/* counted by the SMA */
 };
 
 /*
@@ -2064,6 +2065,7 @@ static inline int ibk_port_init(struct ibk_port *port,
 					gid_slots, gid_slot_count);
 	ibk_counter16_reset(&port->pkey_violations);
 	ibk_counter16_reset(&port->qkey_violations);
+	ibk_counter16_reset(&port->mkey_violations);
 	return rc;
 }
 
@@ -2171,6 +2173,7 @@ static inline int ibk_port_reset(struct ibk_port *port)
 	ibk__table_reset(&port->gids.hdr, &port->gids, ibk__gid_empty);
 	ibk_counter16_reset(&port->pkey_violations);
 	ibk_counter16_reset(&port->qkey_violations);
+	ibk_counter16_reset(&port->mkey_violations);
 	return IBK_OK;
 }
 
@@ -3010,6 +3013,360 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	for (i = 0, ok = 0; i < n; i++)
 		ok += verdicts[i] == IBK_MEM_OK;
 	return ok;
+}
+
+/* ------------------------------------------------------------------------
+ * Subnet management agent
+ *
+ * What a port's SMA (IBA 14.2; NIC or switch firmware, or a soft stack)
+ * does with the cached tables: the subnet manager writes the P_Key table
+ * 32 entries at a time with SubnSet(P_KeyTable) and the GID table's GUIDs
+ * 8 at a time with SubnSet(GUIDInfo), and reads them back with SubnGet.
+ * Each applied block is one generation, like ibk_pkey_table_set(): every
+ * reference taken before goes stale as after a change event, and a refill
+ * holding a ticket from before is refused (it read the table before the
+ * SM changed it). Neither the port state nor "awaiting refill" changes:
+ * the SMA programs a port in INIT, before it is ARMED, and the block
+ * reads answer in any state, because for the SMA the table is the
+ * device. A table starts awaiting its first refill: at boot the firmware
+ * refills it once from its defaults or NVRAM, then applies blocks.
+ *
+ * The port counts M_Key violations beside the P_Key and Q_Key ones
+ * (ibk_port_mkey_check()), and the receive path hands back what trap
+ * 257 or 258 reports about a dropped packet (ibk_port_rx_packet()). The
+ * M_Key state itself (struct ibk_mkey_state) is the SMA's, a single
+ * writer: it lives beside the port, not in it.
+ *
+ *	int st = ibk_smp_request_status(mad, len);	// < 0: drop
+ *
+ *	if (st == 0 && ibk_port_mkey_check(&port, &mkey, ibk_mad_method(mad),
+ *			ibk_smp_mkey(mad), now_ns) == IBK_MKEY_VIOLATION)
+ *		return send_trap_256(mad);		// no reply
+ *	if (st == 0)
+ *		st = ibk_sma_answer_table(&port, mad, len, gid_prefix);
+ *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
+ *		send(mad);
+ * ------------------------------------------------------------------------ */
+
+/* The number of blocks of 2^@log2 entries that table @h answers for: the
+ * last one may run past its capacity. A shift, not a division: Cortex-M0
+ * has no divide instruction (libgcc's __aeabi_uidiv). */
+static inline uint32_t ibk__table_blocks(const struct ibk__table *h,
+					 unsigned log2)
+{
+	return (h->capacity + (1u << log2) - 1) >> log2;
+}
+
+#define IBK__PKEY_BLOCK_LOG2	5	/* 32 P_Keys a block */
+#define IBK__GUID_BLOCK_LOG2	3	/* 8 GUIDs a block */
+
+/* Writer side: copy @c's entries of @block from @pkeys, up to capacity. */
+static inline void ibk__pkey_put_block(struct ibk_pkey_table *t, unsigned c,
+				       uint32_t block, const ibk_pkey_t *pkeys)
+{
+	uint32_t first = block * IBK_PKEY_BLOCK_ENTRIES, i;
+
+	for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES &&
+		    first + i < t->hdr.capacity; i++)
+		ibk__pkey_put(t, c, first + i, pkeys[i]);
+}
+
+/*
+ * Applies SubnSet(P_KeyTable) block @block: entries 32 x @block onwards
+ * from @pkeys[0..31] as written (an invalid key, base 0, matches nothing
+ * and reads back as written, as from the device), those beyond the
+ * capacity ignored, as one generation that also refuses older refill
+ * tickets (see above). IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE,
+ * writing nothing, if the block starts beyond the table (the SMA answers
+ * IBK_MAD_STATUS_INVALID_FIELD, qib subn_set_pkeytable()).
+ */
+static inline int ibk_pkey_table_apply_block(struct ibk_pkey_table *t,
+					     uint32_t block,
+					     const ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES])
+{
+	if (!t || !pkeys)
+		return IBK_EINVAL;
+	if (block >= ibk__table_blocks(&t->hdr, IBK__PKEY_BLOCK_LOG2))
+		return IBK_ERANGE;
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__epoch_advance(&t->hdr);
+	ibk__pkey_put_block(t, 0, block, pkeys);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__pkey_put_block(t, 1, block, pkeys);
+	ibk_latch_write_end(&t->hdr.latch);
+	return IBK_OK;
+}
+
+/*
+ * SubnGet(P_KeyTable) from the cache: block @block into @out[0..31], one
+ * generation, entries beyond the capacity 0x0000 (empty), in any port
+ * state and awaiting a refill or not (see above). IBK_OK; IBK_EINVAL for a
+ * NULL pointer; IBK_ERANGE if the block starts beyond the table.
+ */
+static inline int ibk_pkey_table_read_block(const struct ibk_pkey_table *t,
+					    uint32_t block,
+					    ibk_pkey_t out[IBK_PKEY_BLOCK_ENTRIES])
+{
+	uint32_t gen, first, i;
+	unsigned c;
+
+	if (!t || !out)
+		return IBK_EINVAL;
+	if (block >= ibk__table_blocks(&t->hdr, IBK__PKEY_BLOCK_LOG2))
+		return IBK_ERANGE;
+	first = block * IBK_PKEY_BLOCK_ENTRIES;
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
+			out[i] = first + i < t->hdr.capacity ?
+				 ibk__load(&t->cells[c][first + i].pkey,
+					   relaxed) :
+				 (ibk_pkey_t)IBK_PKEY_INVALID;
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	return IBK_OK;
+}
+
+/* Writer side: copy @c's entries of GUIDInfo @block, but entry 0. */
+static inline void ibk__gid_put_guid_block(struct ibk_gid_table *t,
+					   unsigned c, uint32_t block,
+					   uint64_t prefix,
+					   const ibk_guid_t *guids)
+{
+	uint32_t first = block * IBK_GUID_BLOCK_ENTRIES, i, w[4];
+	struct ibk_gid gid;
+
+	for (i = 0; i < IBK_GUID_BLOCK_ENTRIES &&
+		    first + i < t->hdr.capacity; i++) {
+		if (first + i == 0)
+			continue;	/* the port GUID: read-only */
+		ibk_gid_set(&gid, guids[i] ? prefix : 0, guids[i]);
+		ibk__gid_to_words(&gid, w);
+		ibk__gid_put(t, c, first + i, w, IBK_GID_TYPE_IB);
+	}
+}
+
+/*
+ * Applies SubnSet(GUIDInfo) block @block to the GID table: entry 8 x
+ * @block + i becomes GID @prefix || @guids[i] of type IB, or empty for a
+ * GUID of 0, those beyond the capacity ignored; entry 0 is the port GUID
+ * and read-only (qib subn_set_guidinfo()): its @guids value is ignored.
+ * One generation, as ibk_pkey_table_apply_block(). IBK_OK; IBK_EINVAL
+ * for a NULL pointer; IBK_ERANGE, writing nothing, if the block starts
+ * beyond the table.
+ */
+static inline int ibk_gid_table_apply_guid_block(struct ibk_gid_table *t,
+						 uint32_t block,
+						 uint64_t prefix,
+						 const ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES])
+{
+	if (!t || !guids)
+		return IBK_EINVAL;
+	if (block >= ibk__table_blocks(&t->hdr, IBK__GUID_BLOCK_LOG2))
+		return IBK_ERANGE;
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__epoch_advance(&t->hdr);
+	ibk__gid_put_guid_block(t, 0, block, prefix, guids);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__gid_put_guid_block(t, 1, block, prefix, guids);
+	ibk_latch_write_end(&t->hdr.latch);
+	return IBK_OK;
+}
+
+/*
+ * SubnGet(GUIDInfo) from the cache: the GUIDs (low 64 bits) of entries 8 x
+ * @block onwards into @out[0..7], one generation, 0 for an empty entry or
+ * one beyond the capacity, in any port state (see above). IBK_OK;
+ * IBK_EINVAL for a NULL pointer; IBK_ERANGE if the block starts beyond the
+ * table.
+ */
+static inline int ibk_gid_table_read_guid_block(const struct ibk_gid_table *t,
+						uint32_t block,
+						ibk_guid_t out[IBK_GUID_BLOCK_ENTRIES])
+{
+	uint32_t gen, first, i, w[4];
+	unsigned c;
+
+	if (!t || !out)
+		return IBK_EINVAL;
+	if (block >= ibk__table_blocks(&t->hdr, IBK__GUID_BLOCK_LOG2))
+		return IBK_ERANGE;
+	first = block * IBK_GUID_BLOCK_ENTRIES;
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++) {
+			w[2] = w[3] = 0;
+			if (first + i < t->hdr.capacity)
+				ibk__gid_cell_load(&t->cells[c][first + i],
+						   w);
+			out[i] = (uint64_t)w[2] << 32 | w[3];
+		}
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	return IBK_OK;
+}
+
+/* P_KeyTable Get or Set on @port's table; the MAD status. */
+static inline int ibk__sma_pkey_table(struct ibk_port *port, uint8_t *smp)
+{
+	ibk_pkey_t keys[IBK_PKEY_BLOCK_ENTRIES];
+	uint32_t block = ibk_pkeytable_mod_block(ibk_mad_attr_mod(smp));
+	uint8_t *data = ibk_smp_data_mut(smp);
+
+	if (ibk_mad_method(smp) == IBK_MAD_METHOD_SET) {
+		ibk_pkey_block_decode(data, keys);
+		if (ibk_pkey_table_apply_block(&port->pkeys, block, keys) !=
+		    IBK_OK)
+			return IBK_MAD_STATUS_INVALID_FIELD;
+	}
+	if (ibk_pkey_table_read_block(&port->pkeys, block, keys) != IBK_OK)
+		return IBK_MAD_STATUS_INVALID_FIELD;
+	ibk_pkey_block_encode(data, keys);
+	return IBK_MAD_STATUS_OK;
+}
+
+/* GUIDInfo Get or Set on @port's GID table; the MAD status. */
+static inline int ibk__sma_guid_info(struct ibk_port *port, uint8_t *smp,
+				     uint64_t prefix)
+{
+	ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES];
+	uint32_t mod = ibk_mad_attr_mod(smp);
+	uint8_t *data = ibk_smp_data_mut(smp);
+
+	if (mod != ibk_guidinfo_mod_block(mod))
+		return IBK_MAD_STATUS_INVALID_FIELD;
+	if (ibk_mad_method(smp) == IBK_MAD_METHOD_SET) {
+		ibk_guid_block_decode(data, guids);
+		if (ibk_gid_table_apply_guid_block(&port->gids, mod, prefix,
+						   guids) != IBK_OK)
+			return IBK_MAD_STATUS_INVALID_FIELD;
+	}
+	if (ibk_gid_table_read_guid_block(&port->gids, mod, guids) != IBK_OK)
+		return IBK_MAD_STATUS_INVALID_FIELD;
+	ibk_guid_block_encode(data, guids);
+	return IBK_MAD_STATUS_OK;
+}
+
+/*
+ * Answers a SubnGet or SubnSet of P_KeyTable or GUIDInfo, the SMP @smp of
+ * @len bytes, against @port's tables, after the caller's M_Key check: a
+ * Set applies the block (GUIDInfo with GID prefix @gid_prefix, PortInfo's)
+ * and both leave the resulting block in the SMP's data, as qib answers a
+ * Set with the Get of the block. Returns the MAD status for
+ * ibk_smp_make_reply(): IBK_MAD_STATUS_OK; IBK_MAD_STATUS_INVALID_FIELD,
+ * with the data zeroed, for a block beyond the table or a GUIDInfo
+ * modifier above 255; IBK_MAD_STATUS_UNSUP_METHOD_ATTR, leaving the SMP
+ * untouched, for another attribute (the caller may answer it itself). Or
+ * IBK_EINVAL, changing nothing, for a NULL pointer or an SMP that
+ * ibk_smp_request_status() does not pass (a malformed length, a bad
+ * version) or that is no Get or Set. A switch picks @port by the
+ * P_KeyTable modifier's port field (ibk_pkeytable_mod_port()) first; a
+ * CA ignores that field, as this function does.
+ */
+static inline int ibk_sma_answer_table(struct ibk_port *port, void *smp,
+				       size_t len, uint64_t gid_prefix)
+{
+	uint8_t *p = (uint8_t *)smp;
+	uint8_t method;
+	int st;
+
+	if (!port || ibk_smp_request_status(smp, len) != 0)
+		return IBK_EINVAL;
+	method = ibk_mad_method(smp);
+	if (method != IBK_MAD_METHOD_GET && method != IBK_MAD_METHOD_SET)
+		return IBK_EINVAL;
+	switch (ibk_mad_attr_id(smp)) {
+	case IBK_SMP_ATTR_PKEY_TABLE:
+		st = ibk__sma_pkey_table(port, p);
+		break;
+	case IBK_SMP_ATTR_GUID_INFO:
+		st = ibk__sma_guid_info(port, p, gid_prefix);
+		break;
+	default:
+		return IBK_MAD_STATUS_UNSUP_METHOD_ATTR;
+	}
+	if (st != IBK_MAD_STATUS_OK) {
+		unsigned i;
+
+		for (i = 0; i < IBK_SMP_DATA_LEN; i++)
+			p[IBK_SMP_DATA_OFFSET + i] = 0;
+	}
+	return st;
+}
+
+/*
+ * The M_Key check of ibk_mkey_check() on the SMA's state *@st, counting a
+ * violation in @port's M_KeyViolations (16 bits, stopping at 0xffff, as
+ * qib check_mkey() counts). Returns the verdict. Every pointer must be
+ * valid.
+ */
+static inline enum ibk_mkey_verdict
+ibk_port_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
+		    uint8_t method, uint64_t smp_mkey, uint64_t now_ns)
+{
+	enum ibk_mkey_verdict v = ibk_mkey_check(st, method, smp_mkey, now_ns);
+
+	if (v == IBK_MKEY_VIOLATION)
+		ibk_counter16_inc(&port->mkey_violations);
+	return v;
+}
+
+/* Writes @port's three violation counters into the PortInfo at @pi, for
+ * a SubnGet(PortInfo) answer. @port and @pi must be valid. */
+static inline void ibk_port_fill_portinfo_counters(const struct ibk_port *port,
+						   void *pi)
+{
+	ibk_portinfo_set_mkey_violations(pi,
+		ibk_counter16_read(&port->mkey_violations));
+	ibk_portinfo_set_pkey_violations(pi,
+		ibk_counter16_read(&port->pkey_violations));
+	ibk_portinfo_set_qkey_violations(pi,
+		ibk_counter16_read(&port->qkey_violations));
+}
+
+/*
+ * For a SubnSet(PortInfo) that passed the M_Key check: zeroes each of
+ * @port's violation counters whose field in the PortInfo at @pi is 0, and
+ * leaves the others (qib subn_set_portinfo()). @port and @pi must be
+ * valid.
+ */
+static inline void ibk_port_apply_portinfo_counters(struct ibk_port *port,
+						    const void *pi)
+{
+	if (ibk_portinfo_mkey_violations(pi) == 0)
+		ibk_counter16_reset(&port->mkey_violations);
+	if (ibk_portinfo_pkey_violations(pi) == 0)
+		ibk_counter16_reset(&port->pkey_violations);
+	if (ibk_portinfo_qkey_violations(pi) == 0)
+		ibk_counter16_reset(&port->qkey_violations);
+}
+
+/*
+ * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH:
+ * IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers,
+ * else the verdict for its BTH and DETH, counted the same way. On
+ * IBK_RX_DROP_PKEY or IBK_RX_DROP_QKEY, *@trap (may be NULL) gets the
+ * details of trap 257 or 258 respectively (ibk_trap_key_from_headers()):
+ * whether and when to send it is the caller's (ibk_trap_rate_ok(), the
+ * port ACTIVE). @port and @qp must be valid.
+ */
+static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
+						     const struct ibk_qp_keys *qp,
+						     const void *pkt,
+						     size_t len,
+						     struct ibk_trap_key *trap)
+{
+	struct ibk_pkt_headers h;
+	enum ibk_rx_verdict v;
+
+	if (ibk_pkt_locate(pkt, len, &h) != IBK_OK)
+		return IBK_RX_DROP_MALFORMED;
+	v = ibk_port_rx(port, qp, h.bth, h.deth);
+	if (trap && (v == IBK_RX_DROP_PKEY || v == IBK_RX_DROP_QKEY))
+		ibk_trap_key_from_headers(trap, v == IBK_RX_DROP_PKEY ?
+					  IBK_TRAP_BAD_PKEY :
+					  IBK_TRAP_BAD_QKEY, &h);
+	return v;
 }
 
 #endif /* IBKEYS_IB_TABLES_H */

@@ -14,6 +14,9 @@
  *   ibkeys port [DEVICE[:PORT]] [--pkey P_KEY] [--sysfs DIR]
  *                                 a host's RDMA ports as sysfs shows them,
  *                                 decoded; may a port talk in a partition?
+ *   ibkeys mkey PORT_MKEY SMP_MKEY METHOD
+ *                                 what an SMP gets at each M_Key protect level
+ *   ibkeys trap FILE|HEX          decode a Bad M_Key/P_Key/Q_Key Notice
  *
  * Every InfiniBand decision (membership, matching, Q_Key class and
  * selection, GID kinds and forms, text in and out) is ib_keys.h's; this
@@ -393,6 +396,190 @@ static void explain_range(uint64_t iova, uint64_t len, uint64_t base,
 	if (u64_form_passes)
 		printf("note: the u64 test iova < base || iova + length > base "
 		       "+ len (Linux rxe, siw) lets this access through\n");
+}
+
+/* ---- subnet management: the M_Key check and security notices ---- */
+
+/* SMP methods by name, for parsing and for printing. */
+static const struct {
+	const char *name;
+	const char *label;
+	uint8_t method;
+} smp_methods[] = {
+	{ "get", "SubnGet", IBK_MAD_METHOD_GET },
+	{ "set", "SubnSet", IBK_MAD_METHOD_SET },
+	{ "send", "SubnSend", IBK_MAD_METHOD_SEND },
+	{ "trap", "SubnTrap", IBK_MAD_METHOD_TRAP },
+	{ "report", "Report", IBK_MAD_METHOD_REPORT },
+	{ "trap-repress", "SubnTrapRepress", IBK_MAD_METHOD_TRAP_REPRESS },
+	{ "getresp", "SubnGetResp", IBK_MAD_METHOD_GET_RESP },
+};
+#define NMETHODS (sizeof(smp_methods) / sizeof(smp_methods[0]))
+
+static const char *method_label(uint8_t method)
+{
+	size_t i;
+
+	for (i = 0; i < NMETHODS; i++)
+		if (smp_methods[i].method == method)
+			return smp_methods[i].label;
+	return "unknown method";
+}
+
+/* A method name above or a number 0-255. */
+static bool parse_method(const char *s, uint8_t *method)
+{
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < NMETHODS; i++) {
+		if (strcmp(s, smp_methods[i].name) == 0) {
+			*method = smp_methods[i].method;
+			return true;
+		}
+	}
+	if (!parse_number(s, 0xff, &v))
+		return false;
+	*method = (uint8_t)v;
+	return true;
+}
+
+/* What ibk_mkey_check()'s verdict @v means for an SMP of @method. */
+static const char *mkey_verdict_text(enum ibk_mkey_verdict v, uint8_t method)
+{
+	if (v == IBK_MKEY_VIOLATION)
+		return "dropped without a reply (the requester times out), "
+		       "M_KeyViolations + 1, trap 256, lease timer starts";
+	if (v == IBK_MKEY_PROCESS_HIDE_MKEY)
+		return "answered, PortInfo's M_Key as 0";
+	if (method == IBK_MAD_METHOD_TRAP_REPRESS)
+		return "processed, never answered";
+	if (method == IBK_MAD_METHOD_GET || method == IBK_MAD_METHOD_SET)
+		return "processed and answered";
+	return "not checked: handed on, never answered";
+}
+
+/*
+ * What an SMP carrying @smp_mkey with @method gets from a port whose M_Key
+ * is @port_mkey, at each protect level, by ibk_mkey_check() with no lease
+ * running.
+ */
+static void explain_mkey(uint64_t port_mkey, uint64_t smp_mkey,
+			 uint8_t method)
+{
+	bool good = port_mkey == 0 || port_mkey == smp_mkey;
+	uint8_t level;
+
+	printf("SMP %s (0x%02x) with M_Key 0x%016llx to a port whose M_Key is "
+	       "0x%016llx\n", method_label(method), method,
+	       (unsigned long long)smp_mkey, (unsigned long long)port_mkey);
+	field("key:", "%s", port_mkey == 0 ? "good (the port's M_Key is 0: "
+	      "no protection)" : good ? "good (equal)" : "bad");
+	for (level = 0; level < 4; level++) {
+		struct ibk_mkey_state st = { port_mkey, 0, 60, level, false };
+		enum ibk_mkey_verdict v = ibk_mkey_check(&st, method, smp_mkey,
+							 0);
+		char label[16];
+
+		snprintf(label, sizeof(label), "level %u:", level);
+		field(label, "%s: %s%s", ibk_mkey_verdict_name(v),
+		      mkey_verdict_text(v, method),
+		      level == 3 ? " (3 acts as 2)" : "");
+	}
+	if (method != IBK_MAD_METHOD_GET && method != IBK_MAD_METHOD_SET &&
+	    method != IBK_MAD_METHOD_TRAP_REPRESS)
+		puts("only SubnGet, SubnSet and SubnTrapRepress are checked "
+		     "against the M_Key");
+}
+
+/*
+ * The bytes of a Notice (64) or of the SMP carrying it (256) from @arg:
+ * the file it names, or else hex digits (spaces, ':' and '-' between
+ * bytes allowed). 0, or the exit status after the complaint.
+ */
+static int read_notice(const char *arg, uint8_t notice[IBK_NOTICE_LEN])
+{
+	uint8_t buf[IBK_MAD_LEN + 1];
+	size_t n = 0;
+	FILE *fp = fopen(arg, "rb");
+	const char *s;
+
+	if (fp) {
+		n = fread(buf, 1, sizeof(buf), fp);
+		fclose(fp);
+	} else {
+		for (s = arg; *s && n < sizeof(buf); ) {
+			if (*s == ' ' || *s == ':' || *s == '-') {
+				s++;
+				continue;
+			}
+			if (!isxdigit((unsigned char)s[0]) ||
+			    !isxdigit((unsigned char)s[1]))
+				return bad_arg("notice", arg, "a file, or hex "
+					       "bytes of a Notice (64) or SMP "
+					       "(256)");
+			sscanf(s, "%2hhx", &buf[n++]);
+			s += 2;
+		}
+	}
+	if (n == IBK_MAD_LEN &&
+	    ibk_mad_attr_id(buf) == IBK_SMP_ATTR_NOTICE) {
+		memcpy(notice, ibk_smp_data(buf), IBK_NOTICE_LEN);
+		return 0;
+	}
+	if (n == IBK_NOTICE_LEN) {
+		memcpy(notice, buf, IBK_NOTICE_LEN);
+		return 0;
+	}
+	return bad_arg("notice", arg, "64 bytes of a Notice, or a 256-byte "
+		       "SMP of attribute Notice (0x0002)");
+}
+
+static void describe_trap_256(const struct ibk_trap_256 *t)
+{
+	unsigned i;
+
+	printf("Bad M_Key 0x%016llx from LID 0x%04x attempted %s (0x%02x) "
+	       "with attribute 0x%04x, modifier 0x%08x\n",
+	       (unsigned long long)t->mkey, t->lid, method_label(t->method),
+	       t->method, t->attr_id, t->attr_mod);
+	field("LIDADDR:", "0x%04x", t->lid);
+	field("M_KEY:", "0x%016llx", (unsigned long long)t->mkey);
+	field("METHOD:", "0x%02x (%s)", t->method, method_label(t->method));
+	field("ATTRIBUTEID:", "0x%04x", t->attr_id);
+	field("ATTRMODIFIER:", "0x%08x", t->attr_mod);
+	if (!t->dr_notice) {
+		field("DRNotice:", "no (the SMP was LID-routed)");
+		return;
+	}
+	field("DRNotice:", "yes (the SMP was directed route)");
+	field("DRSLID:", "0x%04x", t->dr_slid);
+	field("DRHopCount:", "%u%s", t->dr_hop_cnt, t->dr_truncated ?
+	      " (path truncated: it was longer)" : "");
+	printf("  %-14s ", "return path:");
+	for (i = 0; i < t->dr_hop_cnt && i < IBK_TRAP_DR_PATH_LEN; i++)
+		printf("%s%u", i ? "," : "", t->dr_return_path[i]);
+	putchar('\n');
+}
+
+static void describe_trap_key(int trap, const struct ibk_trap_key *t)
+{
+	char g1[IBK_GID_STRLEN], g2[IBK_GID_STRLEN];
+
+	printf("Bad %s: a packet from LID 0x%04x QP 0x%06x to LID 0x%04x QP "
+	       "0x%06x carried %s 0x%0*x\n", trap == IBK_TRAP_BAD_PKEY ?
+	       "P_Key" : "Q_Key", t->lid1, t->qp1, t->lid2, t->qp2,
+	       trap == IBK_TRAP_BAD_PKEY ? "P_Key" : "Q_Key",
+	       trap == IBK_TRAP_BAD_PKEY ? 4 : 8,
+	       trap == IBK_TRAP_BAD_PKEY ? t->key & 0xffffu : t->key);
+	field("LIDADDR1:", "0x%04x (source)", t->lid1);
+	field("LIDADDR2:", "0x%04x (destination)", t->lid2);
+	field("KEY:", "0x%08x", t->key);
+	field("SL:", "%u", t->sl);
+	field("QP1:", "0x%06x (source)", t->qp1);
+	field("QP2:", "0x%06x (destination)", t->qp2);
+	field("GIDADDR1:", "%s", ibk_gid_ntop(&t->gid1, g1));
+	field("GIDADDR2:", "%s", ibk_gid_ntop(&t->gid2, g2));
 }
 
 /* ---- ports, as the kernel's sysfs shows them ---- */
@@ -1144,6 +1331,57 @@ static int cmd_range(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_mkey(int argc, char **argv)
+{
+	unsigned long long port_mkey, smp_mkey;
+	uint8_t method;
+
+	(void)argc;
+	if (!parse_number(argv[0], ~0ull, &port_mkey))
+		return bad_arg("port M_Key", argv[0], "a 64-bit number");
+	if (!parse_number(argv[1], ~0ull, &smp_mkey))
+		return bad_arg("SMP M_Key", argv[1], "a 64-bit number");
+	if (!parse_method(argv[2], &method))
+		return bad_arg("method", argv[2], "get, set, trap-repress, "
+			       "getresp, trap, report, send or 0-255");
+	explain_mkey(port_mkey, smp_mkey, method);
+	return 0;
+}
+
+/* The generic header of the notice @n, trap @trap. */
+static void describe_notice(const uint8_t *n, int trap)
+{
+	printf("Notice: trap %d, type %u%s, producer %u, issuer LID 0x%04x, "
+	       "count %u\n", trap, ibk_notice_type(n),
+	       ibk_notice_type(n) == IBK_NOTICE_TYPE_SECURITY ?
+	       " (security)" : "", (unsigned)ibk_notice_producer(n),
+	       ibk_notice_issuer_lid(n), ibk_notice_count(n));
+}
+
+static int cmd_trap(int argc, char **argv)
+{
+	uint8_t n[IBK_NOTICE_LEN];
+	struct ibk_trap_256 t256;
+	struct ibk_trap_key tkey;
+	int rc = read_notice(argv[0], n), trap;
+
+	(void)argc;
+	if (rc != 0)
+		return rc;
+	if (ibk_notice_parse_256(n, &t256) == IBK_OK) {
+		describe_notice(n, IBK_TRAP_BAD_MKEY);
+		describe_trap_256(&t256);
+		return 0;
+	}
+	trap = ibk_notice_parse_key_trap(n, &tkey);
+	if (trap < 0)
+		return bad_arg("notice", argv[0], "a generic Notice of trap "
+			       "256, 257 or 258");
+	describe_notice(n, trap);
+	describe_trap_key(trap, &tkey);
+	return 0;
+}
+
 static const struct command {
 	const char *name;
 	int min_args, max_args;
@@ -1169,6 +1407,10 @@ static const struct command {
 	  "is [IOVA, +LEN) inside the region, and why", cmd_range },
 	{ "port", 0, 5, "[DEV[:PORT]] [--pkey P]",
 	  "RDMA ports from sysfs; may one talk in P's partition?", cmd_port },
+	{ "mkey", 3, 3, "PORT_MKEY SMP_MKEY METHOD",
+	  "what the SMP gets at each M_Key protect level", cmd_mkey },
+	{ "trap", 1, 1, "FILE|HEX",
+	  "decode a trap 256, 257 or 258 Notice (or its SMP)", cmd_trap },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -1189,6 +1431,9 @@ static void usage(FILE *out)
 	      "port reads " SYSFS_DEFAULT " (--sysfs DIR reads DIR instead);\n"
 	      "with --pkey it says whether each port may talk with a peer\n"
 	      "holding that P_Key, and why.\n"
+	      "METHOD is get, set, trap-repress, getresp, trap, report, send\n"
+	      "or a number. trap reads a file, or hex bytes, of a Notice (64)\n"
+	      "or of the SMP carrying it (256).\n"
 	      "Exit status: 0 done, 1 malformed argument or sysfs file, 2 usage error.\n",
 	      out);
 }

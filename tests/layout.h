@@ -30,6 +30,7 @@
 	X(offsetof(struct ibk_port, gids))			\
 	X(offsetof(struct ibk_port, pkey_violations))		\
 	X(offsetof(struct ibk_port, qkey_violations))		\
+	X(offsetof(struct ibk_port, mkey_violations))		\
 	X(sizeof(struct ibk_mem_attr))				\
 	X(offsetof(struct ibk_mem_attr, rkey))			\
 	X(offsetof(struct ibk_mem_attr, state))			\

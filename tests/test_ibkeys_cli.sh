@@ -186,6 +186,72 @@ malformed rkey zz
 malformed range 1 2 3 0x10000000000000000
 malformed range 1 2 3 -4
 
+# ---- M_Key (IBA 14.2.4; qib/hfi1 check_mkey()): a bad key on a Get is
+# ---- answered at level 0, answered with PortInfo's M_Key hidden at 1, a
+# ---- violation at 2 and 3; a bad Set or TrapRepress violates at every
+# ---- level; a port M_Key of 0 or an equal key is good; GetResp, Trap,
+# ---- Report and Send are never checked.
+expect 'mkey 0x1234 0x99 get' 'key: +bad' '^  level 0: +process:' \
+	'^  level 1: +process-hide-mkey:' '^  level 2: +violation:' \
+	'^  level 3: +violation:.*3 acts as 2'
+expect 'mkey 0x1234 0x99 set' '^  level 0: +violation:' \
+	'^  level 1: +violation:' '^  level 3: +violation:' 'without a reply' \
+	'trap 256'
+expect 'mkey 0x1234 0x99 trap-repress' '^  level 0: +violation:' \
+	'^  level 1: +violation:'
+expect 'mkey 0x1234 0x1234 set' 'key: +good' '^  level 3: +process:'
+expect 'mkey 0x1234 0x1234 trap-repress' '^  level 3: +process:.*never answered'
+expect 'mkey 0 0x99 set' 'key: +good.*0' '^  level 3: +process:'
+expect 'mkey 0x1234 0x99 send' '^  level 3: +process:.*never answered'
+expect 'mkey 0x1234 0x99 getresp' '^  level 2: +process:'
+expect 'mkey 0x1234 0x99 0x05' 'SubnTrap \(0x05\)' '^  level 2: +process:'
+expect_not 'mkey 0x1234 0x99 get' 'level 4'
+malformed mkey 0x1234 0x99 bogus
+run mkey 0x10000000000000000 1 get
+status=0
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -Fq "'0x10000000000000000'" "$tmp/err" || status=1
+tap "$status" "ibkeys mkey with a 65-bit port M_Key is refused (exit 1)"
+malformed mkey 1 2 0x100
+
+# ---- Notices (IBA 14.2.5.1, layouts of traps 256 and 257/258 as in
+# ---- OpenSM's ib_types.h), written here byte by byte. Generic, type 2
+# ---- (security), producer 1 (CA), trap 0x0101 = 257, issuer LID 0x0042;
+# ---- DataDetails: reserved, LIDADDR1 0x1234, LIDADDR2 0x5678, KEY
+# ---- 0x00008005, SL 9 | QP1 0xabcdef, QP2 0x000123, GIDADDR1, GIDADDR2.
+n257="82000001 0101 0042 0000 0000 1234 5678 00008005 90abcdef 00000123"
+n257="$n257 fe800000000000000002c90300012345 fe80000000000000000000000000abcd"
+n257="$n257 00000000"
+expect "trap $(echo $n257 | tr -d ' ')" 'trap 257' 'type 2 \(security\)' \
+	'issuer LID 0x0042' 'LIDADDR1: +0x1234' 'LIDADDR2: +0x5678' \
+	'KEY: +0x00008005' 'SL: +9$' 'QP1: +0xabcdef' 'QP2: +0x000123' \
+	'GIDADDR1: +fe80::2:c903:1:2345$' 'GIDADDR2: +fe80::abcd$' \
+	'carried P_Key 0x8005'
+# 258: the same layout, the KEY a Q_Key
+n258=$(echo "$n257" | sed 's/0101/0102/; s/00008005/80010000/')
+expect "trap $(echo $n258 | tr -d ' ')" 'trap 258' 'KEY: +0x80010000' \
+	'carried Q_Key 0x80010000'
+# 256: LIDADDR 0x0042, DRSLID 0xffff, METHOD 0x02, ATTRIBUTEID 0x0016,
+# ATTRIBUTEMODIFIER 0x00030001, M_KEY, byte 23 = DRNotice 0x80 |
+# DRPathTruncated 0x40 | 3 hops, return path 1 2 3.
+zeros=$(printf '%054d' 0)
+n256="8200000101000007 0000 0000 0042 ffff 02 00 0016 00030001"
+n256="$n256 0badc0ffee000001 00 c3 010203$zeros"
+expect "trap $(echo $n256 | tr -d ' ')" 'trap 256' \
+	'Bad M_Key 0x0badc0ffee000001 from LID 0x0042 attempted SubnSet' \
+	'ATTRIBUTEID: +0x0016' 'ATTRMODIFIER: +0x00030001' \
+	'DRNotice: +yes' 'DRSLID: +0xffff' 'DRHopCount: +3 .*truncated' \
+	'return path: +1,2,3$'
+# the same Notice inside a 256-byte SubnTrap SMP, from a file
+smp="01010105 0000 0000 0000000000000001 0002 0000 00000000"
+smp="$smp 0000000000000000 $(printf '%064d' 0)"
+printf '%s%s%s' "$(echo $smp | tr -d ' ')" "$(echo $n256 | tr -d ' ')" \
+	"$(printf '%0256d' 0)" | sed 's/../\\x&/g' | xargs -0 printf >"$tmp/smp.bin"
+expect "trap $tmp/smp.bin" 'trap 256' 'DRHopCount: +3'
+malformed trap 0011
+malformed trap zz
+malformed trap "$(echo "$n257" | tr -d ' ' | sed 's/0101/0100/')"
+
 # ---- usage: --help on stdout (0); no or wrong arguments on stderr (2)
 run --help
 status=$rc

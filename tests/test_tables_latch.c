@@ -7,9 +7,10 @@
  *     65536-entry table back to back in a MAP_SHARED mapping; the parent's
  *     reader threads check every get, find, reference and full snapshot
  *     against the closed-form table of exactly one refill. Twenty times
- *     the writer runs 1-20 ms and is stopped (SIGSTOP) once the parent
- *     sees it hold the lock word; at least 15 stops must land inside a
- *     write section, and in every one the readers must complete at least
+ *     or more the writer runs 1-20 ms and is stopped (SIGSTOP) once the
+ *     parent sees it hold the lock word, until 15 stops have landed
+ *     inside a write section (at most 60 stops), and in every one the
+ *     readers must complete at least
  *     1000 consistent reads, every thread some, within 1 s. P_Key
  *     table, then GID table.
  *  2. A reader inside its own thread's write section. A single-threaded
@@ -245,8 +246,11 @@ enum {
  * ======================================================================== */
 
 #define FZ_CAP		65536u
-#define FZ_FREEZES	20
-#define FZ_MIN_IN_SECTION 15	/* freezes that must land inside a section */
+#define FZ_FREEZES	20	/* at least this many freezes ... */
+#define FZ_MIN_IN_SECTION 15	/* ... and more until this many landed
+				 * inside a section (a loaded machine
+				 * deschedules the writer outside one) */
+#define FZ_FREEZES_MAX	60
 #define FZ_MIN_READS	1000ul	/* per freeze, all readers */
 #define FZ_WINDOW	(1000 * MS)	/* ... within this (a loaded CI machine
 				   may not run every reader sooner) */
@@ -831,7 +835,7 @@ static void fz_round(bool gid)
 	uint32_t nslots = gid ? IBK_HASH_SLOTS(FZ_CAP) :
 			  IBK_PKEY_HASH_SLOTS(FZ_CAP);
 	size_t len = head + cells + nslots * sizeof(struct ibk_hash_slot);
-	struct fz_freeze fr[FZ_FREEZES];
+	struct fz_freeze fr[FZ_FREEZES_MAX];
 	pthread_t th[FZ_READERS];
 	struct ibk_hash_slot *slots;
 	struct ibk__table *h;
@@ -840,7 +844,7 @@ static void fz_round(bool gid)
 	unsigned long minr = ~0ul, maxr = 0;
 	int k, froze = 0, in_section = 0, met = 0, still = 0, status = 0;
 	uint32_t c_first, c_last, steps;
-	char line[FZ_FREEZES * 24 + 64], st[32];
+	char line[FZ_FREEZES_MAX * 24 + 64], st[32];
 	bool exited = false;
 	size_t pos;
 	void *map;
@@ -908,7 +912,8 @@ static void fz_round(bool gid)
 	}
 
 	t0 = now_ns();
-	for (k = 0; k < FZ_FREEZES; k++) {
+	for (k = 0; k < FZ_FREEZES_MAX &&
+		    (k < FZ_FREEZES || in_section < FZ_MIN_IN_SECTION); k++) {
 		if (!fz_freeze(pid, h, &rng, &fr[k]))
 			break;
 		froze++;
@@ -968,19 +973,19 @@ static void fz_round(bool gid)
 				 fr[k].in_section ? "inside" : "outside",
 				 fr[k].count);
 
-	tap_ok(froze == FZ_FREEZES && still == FZ_FREEZES,
-	       "%s frozen writer: stopped %d of %d times (SIGSTOP, waitpid "
-	       "WUNTRACED), its count never moved while stopped (%d)", name,
-	       froze, FZ_FREEZES, still);
+	tap_ok(froze >= FZ_FREEZES && still == froze,
+	       "%s frozen writer: stopped %d times, at least %d (SIGSTOP, "
+	       "waitpid WUNTRACED), its count never moved while stopped (%d)",
+	       name, froze, FZ_FREEZES, still);
 	tap_ok(in_section >= FZ_MIN_IN_SECTION,
 	       "%s frozen writer: %d of %d freezes landed inside a write "
 	       "section (latch.writer == 1 once stopped; SIGSTOP follows a "
 	       "look at the lock word), at least %d", name, in_section,
 	       froze, FZ_MIN_IN_SECTION);
-	tap_ok(froze == FZ_FREEZES && met == FZ_FREEZES,
+	tap_ok(froze >= FZ_FREEZES && met == froze,
 	       "%s frozen writer: in each of %d freezes the readers completed "
 	       ">= %lu consistent reads, every thread some, within %.0f ms "
-	       "(%d did; reads per freeze %lu..%lu)", name, FZ_FREEZES,
+	       "(%d did; reads per freeze %lu..%lu)", name, froze,
 	       FZ_MIN_READS, (double)FZ_WINDOW / 1e6, met,
 	       minr == ~0ul ? 0 : minr, maxr);
 	tap_ok(bad == 0 && frozen_snaps >= FZ_FREEZES / 2,

@@ -24,11 +24,20 @@
  * RC, UC, RD and UD opcodes; tshark must show a RETH, AtomicETH, IETH,
  * AETH or ImmDt exactly where ibk_opcode_has_*() say one is.
  *
+ * Part 4, subnet management: SMPs (PortInfo, P_KeyTable, GUIDInfo,
+ * LID-routed and directed-route) and SubnTrap Notices (traps 256, 257,
+ * 258) built with the library, as native InfiniBand frames from the LRH
+ * on (pcap link type 147, DLT_USER0, mapped to the infiniband dissector
+ * with tshark's user_dlts table); tshark must decode every field as
+ * chosen, P_Keys, GUIDs and GIDs included.
+ *
  * Wireshark 4.0 dissects UDP port 4791 as RoCEv2 ("RRoCE") with no options
- * and does not verify the ICRC, so the trailer is left zero.
+ * and does not verify the ICRC (nor a native frame's VCRC), so the
+ * trailers are left zero.
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +60,12 @@
 #define ICRC_LEN	4
 #define IB_HDR_LEN	(IBK_BTH_LEN + IBK_DETH_LEN)
 #define IB_MAX		(IBK_BTH_LEN + IBK_ATOMICETH_LEN + 64)
-#define FRAME_MAX	(ETH_LEN + IPV4_LEN + UDP_LEN + IB_MAX + ICRC_LEN)
+#define ROCE_FRAME_MAX	(ETH_LEN + IPV4_LEN + UDP_LEN + IB_MAX + ICRC_LEN)
+/* part 4: LRH, BTH, DETH, a MAD, ICRC and VCRC */
+#define SMP_FRAME_LEN	(IBK_LRH_LEN + IBK_BTH_LEN + IBK_DETH_LEN + \
+			 IBK_MAD_LEN + ICRC_LEN + 2)
+#define FRAME_MAX	(SMP_FRAME_LEN > ROCE_FRAME_MAX ? SMP_FRAME_LEN : \
+			 ROCE_FRAME_MAX)
 #define MAX_DIAG	4
 #define NMEM		96	/* part 2 packets */
 #define NOPS		128	/* part 3: opcodes 0x00-0x7f */
@@ -308,9 +322,10 @@ static bool put16(FILE *fp, uint16_t v)
 	return fwrite(&v, sizeof(v), 1, fp) == 1;
 }
 
-/* A classic pcap file in host byte order (readers detect it by the magic). */
-static bool write_pcap(const char *path, const struct frame *frames,
-		       unsigned n)
+/* A classic pcap file in host byte order (readers detect it by the magic),
+ * of link type @linktype. */
+static bool write_pcap_linktype(const char *path, const struct frame *frames,
+				unsigned n, uint32_t linktype)
 {
 	FILE *fp = fopen(path, "wb");
 	bool ok;
@@ -320,13 +335,20 @@ static bool write_pcap(const char *path, const struct frame *frames,
 		return false;
 	ok = put32(fp, 0xa1b2c3d4) && put16(fp, 2) && put16(fp, 4) &&
 	     put32(fp, 0) && put32(fp, 0) &&	/* thiszone, sigfigs */
-	     put32(fp, 65535) && put32(fp, 1);	/* snaplen, LINKTYPE_ETHERNET */
+	     put32(fp, 65535) && put32(fp, linktype);	/* snaplen */
 	for (i = 0; ok && i < n; i++)
 		ok = put32(fp, i) && put32(fp, 0) &&
 		     put32(fp, (uint32_t)frames[i].len) &&
 		     put32(fp, (uint32_t)frames[i].len) &&
 		     fwrite(frames[i].b, frames[i].len, 1, fp) == 1;
 	return fclose(fp) == 0 && ok;
+}
+
+/* An Ethernet capture (LINKTYPE_ETHERNET). */
+static bool write_pcap(const char *path, const struct frame *frames,
+		       unsigned n)
+{
+	return write_pcap_linktype(path, frames, n, 1);
 }
 
 /* The fields tshark prints for each packet, in this order. */
@@ -424,7 +446,7 @@ static const char *tshark_program(void)
  * root. False if the command does not fit in @size.
  */
 static bool tshark_command(char *cmd, size_t size, const char *path,
-			   const char *const *names, int n)
+			   const char *opts, const char *const *names, int n)
 {
 	const char *prog = tshark_program();
 	size_t len;
@@ -432,9 +454,9 @@ static bool tshark_command(char *cmd, size_t size, const char *path,
 
 	if (strchr(prog, '\'') || strchr(path, '\''))
 		return false;
-	/* ';' between fields, and a field's first occurrence only */
+	/* ';' between fields, then @opts (which occurrences, a link type) */
 	len = (size_t)snprintf(cmd, size, "'%s' -n -r '%s' -T fields "
-			       "-E separator=';' -E occurrence=f", prog, path);
+			       "-E separator=';' %s", prog, path, opts);
 	for (f = 0; f < n && len < size; f++)
 		len += (size_t)snprintf(cmd + len, size - len, " -e %s",
 					names[f]);
@@ -460,12 +482,13 @@ static bool tshark_installed(void)
 typedef void (*row_check)(unsigned i, char **vals, void *ctx);
 
 /*
- * Run tshark over @path printing the fields @names[0..n) of each packet and
- * hand each line to @check. Returns the number of packets decoded (lines
- * with the right number of fields, of the @npkt expected).
+ * Run tshark with @opts over @path printing the fields @names[0..n) of
+ * each packet and hand each line to @check. Returns the number of packets
+ * decoded (lines with the right number of fields, of the @npkt expected).
  */
-static unsigned run_tshark(const char *path, const char *const *names, int n,
-			   unsigned npkt, row_check check, void *ctx)
+static unsigned run_tshark_opts(const char *path, const char *opts,
+				const char *const *names, int n,
+				unsigned npkt, row_check check, void *ctx)
 {
 	char cmd[4096];
 	char line[4096];
@@ -474,7 +497,8 @@ static unsigned run_tshark(const char *path, const char *const *names, int n,
 	FILE *out;
 	int status;
 
-	if (n > 32 || !tshark_command(cmd, sizeof(cmd), path, names, n)) {
+	if (n > 32 || !tshark_command(cmd, sizeof(cmd), path, opts, names,
+				      n)) {
 		tap_diag("cannot quote %s for the shell", path);
 		return 0;
 	}
@@ -502,6 +526,14 @@ static unsigned run_tshark(const char *path, const char *const *names, int n,
 	if (row != npkt)
 		tap_diag("tshark printed %u lines for %u packets", row, npkt);
 	return decoded;
+}
+
+/* run_tshark_opts() printing each field's first occurrence only. */
+static unsigned run_tshark(const char *path, const char *const *names, int n,
+			   unsigned npkt, row_check check, void *ctx)
+{
+	return run_tshark_opts(path, "-E occurrence=f", names, n, npkt, check,
+			       ctx);
 }
 
 /* Part 1: every field of UD packet @i against what the test chose. */
@@ -832,6 +864,469 @@ static void test_opcode_headers(const char *dir)
 	unlink(path);
 }
 
+/* ------------------------------------------------------------------------
+ * Part 4: SMPs and Notices as native InfiniBand frames
+ * ------------------------------------------------------------------------ */
+
+#define LINKTYPE_USER0	147	/* mapped to the infiniband dissector */
+#define NSMP		60
+#define MAX_LIST	32	/* P_Keys in a block */
+
+/* DLT_USER0 decoded by the infiniband dissector, every occurrence. */
+static const char native_ib_opts[] =
+	"-E occurrence=a -o 'uat:user_dlts:\"User 0 (DLT=147)\","
+	"\"infiniband\",\"0\",\"\",\"0\",\"\"'";
+
+enum smp_kind { SK_PORTINFO, SK_PKEYS, SK_GUIDS, SK_TRAP256, SK_TRAP257,
+		SK_TRAP258, SK_KINDS };
+
+/* What the test chose for one SMP. */
+struct smp_pkt {
+	enum smp_kind kind;
+	bool dr;
+	uint8_t method, hops;
+	uint16_t attr_id, dr_slid;
+	uint32_t attr_mod;
+	uint64_t tid, mkey;
+	/* PortInfo */
+	uint64_t pi_mkey, prefix;
+	uint32_t cap;
+	uint16_t lid, sm_lid, lease, viol[3];
+	uint8_t protect, enforce, guid_cap, timeout;
+	bool rereg;
+	/* blocks */
+	ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES];
+	ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES];
+	/* notices */
+	uint16_t issuer;
+	struct ibk_trap_256 t256;
+	struct ibk_trap_key tkey;
+};
+
+static void choose_smp(struct smp_pkt *m, unsigned i)
+{
+	unsigned k;
+
+	memset(m, 0, sizeof(*m));
+	m->kind = (enum smp_kind)(i % SK_KINDS);
+	m->dr = (i / SK_KINDS) & 1;
+	m->hops = m->dr ? (uint8_t)(1 + test_rng_below(IBK_SMP_MAX_HOPS)) : 0;
+	m->dr_slid = 0xffff;
+	m->tid = test_rng64();
+	m->mkey = test_rng64();
+	m->attr_mod = 0;
+	m->issuer = (uint16_t)test_rng64();
+	switch (m->kind) {
+	case SK_PORTINFO:
+		m->method = test_rng64() & 1 ? IBK_MAD_METHOD_SET :
+					       IBK_MAD_METHOD_GET_RESP;
+		m->attr_id = IBK_SMP_ATTR_PORT_INFO;
+		m->attr_mod = test_rng_below(3);
+		m->pi_mkey = test_rng64();
+		m->prefix = test_rng64();
+		m->cap = (uint32_t)test_rng64();
+		m->lid = (uint16_t)test_rng64();
+		m->sm_lid = (uint16_t)test_rng64();
+		m->lease = (uint16_t)test_rng64();
+		for (k = 0; k < 3; k++)
+			m->viol[k] = (uint16_t)test_rng64();
+		m->protect = (uint8_t)test_rng_below(4);
+		m->enforce = (uint8_t)test_rng_below(16);
+		m->guid_cap = (uint8_t)test_rng64();
+		m->timeout = (uint8_t)test_rng_below(32);
+		m->rereg = test_rng64() & 1;
+		break;
+	case SK_PKEYS:
+		m->method = IBK_MAD_METHOD_SET;
+		m->attr_id = IBK_SMP_ATTR_PKEY_TABLE;
+		m->attr_mod = ibk_pkeytable_mod((uint16_t)test_rng_below(2048),
+						(uint8_t)test_rng64());
+		for (k = 0; k < IBK_PKEY_BLOCK_ENTRIES; k++)
+			m->pkeys[k] = (ibk_pkey_t)test_rng64();
+		m->pkeys[0] = 0xffff;
+		m->pkeys[1] = 0x7fff;
+		break;
+	case SK_GUIDS:
+		m->method = IBK_MAD_METHOD_GET_RESP;
+		m->attr_id = IBK_SMP_ATTR_GUID_INFO;
+		m->attr_mod = test_rng_below(32);
+		for (k = 0; k < IBK_GUID_BLOCK_ENTRIES; k++)
+			m->guids[k] = test_rng64();
+		break;
+	case SK_TRAP256:
+		m->method = IBK_MAD_METHOD_TRAP;
+		m->attr_id = IBK_SMP_ATTR_NOTICE;
+		m->t256.lid = (uint16_t)test_rng64();
+		m->t256.dr_slid = (uint16_t)test_rng64();
+		m->t256.method = (uint8_t)(1 + test_rng_below(2));
+		m->t256.attr_id = (uint16_t)test_rng64();
+		m->t256.attr_mod = (uint32_t)test_rng64();
+		m->t256.mkey = test_rng64();
+		m->t256.dr_notice = test_rng64() & 1;
+		/* past 30 hops the notice says the path is truncated */
+		m->t256.dr_hop_cnt = i == SK_TRAP256 ? 64 :
+				     (uint8_t)test_rng_below(IBK_SMP_MAX_HOPS + 2);
+		for (k = 0; k < IBK_TRAP_DR_PATH_LEN; k++)
+			m->t256.dr_return_path[k] = (uint8_t)test_rng64();
+		break;
+	case SK_TRAP257:
+	case SK_TRAP258:
+		m->method = IBK_MAD_METHOD_TRAP;
+		m->attr_id = IBK_SMP_ATTR_NOTICE;
+		m->tkey.lid1 = (uint16_t)test_rng64();
+		m->tkey.lid2 = (uint16_t)test_rng64();
+		m->tkey.key = m->kind == SK_TRAP257 ? (uint16_t)test_rng64() :
+						      (uint32_t)test_rng64();
+		m->tkey.sl = (uint8_t)test_rng_below(16);
+		m->tkey.qp1 = (uint32_t)test_rng64() & 0xffffff;
+		m->tkey.qp2 = (uint32_t)test_rng64() & 0xffffff;
+		for (k = 0; k < 16; k++) {
+			m->tkey.gid1.raw[k] = (uint8_t)test_rng64();
+			m->tkey.gid2.raw[k] = (uint8_t)test_rng64();
+		}
+		m->tkey.gid1.raw[0] = 0xfe;	/* not multicast */
+		break;
+	case SK_KINDS:
+		break;
+	}
+}
+
+/* The MAD of @m, built with the library's setters and builders. */
+static void build_smp(uint8_t *mad, const struct smp_pkt *m)
+{
+	uint8_t *d = ibk_smp_data_mut(mad);
+	unsigned k;
+
+	memset(mad, 0, IBK_MAD_LEN);
+	ibk_mad_set_base_version(mad, IBK_MAD_BASE_VERSION);
+	ibk_mad_set_mgmt_class(mad, m->dr ? IBK_MGMT_CLASS_SUBN_DR :
+					    IBK_MGMT_CLASS_SUBN_LID);
+	ibk_mad_set_class_version(mad, IBK_SMP_CLASS_VERSION);
+	ibk_mad_set_method(mad, m->method);
+	ibk_mad_set_tid(mad, m->tid);
+	ibk_mad_set_attr_id(mad, m->attr_id);
+	ibk_mad_set_attr_mod(mad, m->attr_mod);
+	ibk_smp_set_mkey(mad, m->mkey);
+	if (m->dr) {
+		ibk_smp_set_hop_cnt(mad, m->hops);
+		ibk_smp_set_dr_slid(mad, m->dr_slid);
+		ibk_smp_set_dr_dlid(mad, 0xffff);
+		for (k = 1; k <= m->hops; k++)
+			mad[IBK_SMP_INITIAL_PATH + k] = (uint8_t)k;
+	}
+	switch (m->kind) {
+	case SK_PORTINFO:
+		ibk_portinfo_set_mkey(d, m->pi_mkey);
+		ibk_portinfo_set_gid_prefix(d, m->prefix);
+		ibk_portinfo_set_lid(d, m->lid);
+		ibk_portinfo_set_master_sm_lid(d, m->sm_lid);
+		ibk_portinfo_set_cap_mask(d, m->cap);
+		ibk_portinfo_set_mkey_lease_period(d, m->lease);
+		ibk_portinfo_set_mkey_protect_bits(d, m->protect);
+		ibk_portinfo_set_enforcement(d, m->enforce);
+		ibk_portinfo_set_mkey_violations(d, m->viol[0]);
+		ibk_portinfo_set_pkey_violations(d, m->viol[1]);
+		ibk_portinfo_set_qkey_violations(d, m->viol[2]);
+		ibk_portinfo_set_guid_cap(d, m->guid_cap);
+		ibk_portinfo_set_client_rereg(d, m->rereg);
+		ibk_portinfo_set_subnet_timeout(d, m->timeout);
+		break;
+	case SK_PKEYS:
+		ibk_pkey_block_encode(d, m->pkeys);
+		break;
+	case SK_GUIDS:
+		ibk_guid_block_encode(d, m->guids);
+		break;
+	case SK_TRAP256:
+		ibk_notice_build_256(d, IBK_NOTICE_PRODUCER_CA, m->issuer,
+				     &m->t256);
+		break;
+	case SK_TRAP257:
+	case SK_TRAP258:
+		ibk_notice_build_key_trap(d, m->kind == SK_TRAP257 ?
+					  IBK_TRAP_BAD_PKEY : IBK_TRAP_BAD_QKEY,
+					  IBK_NOTICE_PRODUCER_SWITCH, m->issuer,
+					  &m->tkey);
+		break;
+	case SK_KINDS:
+		break;
+	}
+}
+
+/* A native frame: LRH (VL15, LNH BTH), BTH (UD SEND only to QP0), DETH,
+ * the MAD, zero ICRC and VCRC. */
+static void build_smp_frame(struct frame *fr, const struct smp_pkt *m)
+{
+	uint8_t *lrh = fr->b, *bth = lrh + IBK_LRH_LEN;
+	uint8_t *deth = bth + IBK_BTH_LEN, *mad = deth + IBK_DETH_LEN;
+
+	memset(fr->b, 0, FRAME_MAX);
+	fr->len = SMP_FRAME_LEN;
+	ibk_lrh_set_vl(lrh, 15);
+	ibk_lrh_set_lnh(lrh, IBK_LNH_BTH);
+	ibk_lrh_set_dlid(lrh, 1);
+	ibk_lrh_set_slid(lrh, 2);
+	/* in 4-byte words, up to the ICRC, without the VCRC */
+	ibk_lrh_set_pktlen(lrh, (SMP_FRAME_LEN - 2) / 4);
+	ibk_bth_set_opcode(bth, IBK_OPCODE_UD_SEND_ONLY);
+	ibk_bth_set_pkey(bth, IBK_PKEY_DEFAULT);
+	build_smp(mad, m);
+}
+
+/* The fields tshark prints, in this order. */
+enum smp_field {
+	SF_METHOD, SF_ATTR_ID, SF_ATTR_MOD, SF_TID, SF_MKEY, SF_HOPCNT,
+	SF_DRSLID, SF_PI_MKEY, SF_PREFIX, SF_LID, SF_SMLID, SF_CAP, SF_LEASE,
+	SF_PROTECT, SF_PEI, SF_PEO, SF_FRI, SF_FRO, SF_MVIOL, SF_PVIOL,
+	SF_QVIOL, SF_GUIDCAP, SF_REREG, SF_TIMEOUT, SF_PK_FULL, SF_PK_BASE,
+	SF_GUIDS, SF_COUNT_A,
+	SF_GENERIC = SF_COUNT_A, SF_TYPE, SF_PRODUCER, SF_TRAPNUM, SF_ISSUER,
+	SF_T_LID, SF_T_DRSLID, SF_T_METHOD, SF_T_ATTR_ID, SF_T_ATTR_MOD,
+	SF_T_MKEY, SF_T_DRNOTICE, SF_T_TRUNC, SF_T_HOPS, SF_T_PATH,
+	SF_T_LID1, SF_T_LID2, SF_T_KEY, SF_T_SL, SF_T_QP1, SF_T_QP2,
+	SF_T_GID1, SF_T_GID2, SF_COUNT
+};
+
+static const char *const smp_fields[SF_COUNT] = {
+	"infiniband.mad.method", "infiniband.mad.attributeid",
+	"infiniband.mad.attributemodifier", "infiniband.mad.transactionid",
+	"infiniband.smplid.mkey",	/* both routings decode it here */
+	"infiniband.smpdirected.hopcount", "infiniband.smpdirected.drslid",
+	"infiniband.portinfo.m_key", "infiniband.portinfo.guid",
+	"infiniband.portinfo.lid", "infiniband.portinfo.mastersmlid",
+	"infiniband.portinfo.capabilitymask",
+	"infiniband.portinfo.m_keyleaseperiod",
+	"infiniband.portinfo.m_keyprotectbits",
+	"infiniband.portinfo.partitionenforcementinbound",
+	"infiniband.portinfo.partitionenforcementoutbound",
+	"infiniband.portinfo.filterrawinbound",
+	"infiniband.portinfo.filterrawoutbound",
+	"infiniband.portinfo.m_keyviolations",
+	"infiniband.portinfo.p_keyviolations",
+	"infiniband.portinfo.q_keyviolations",
+	"infiniband.portinfo.guidcap", "infiniband.portinfo.clientreregister",
+	"infiniband.portinfo.subnettimeout",
+	"infiniband.p_keytable.membershiptype",
+	"infiniband.p_keytable.p_keybase",
+	"infiniband.switchinfo.guid",	/* (sic) GUIDInfo's entries */
+	"infiniband.notice.isgeneric", "infiniband.notice.type",
+	"infiniband.notice.producertypevendorid",
+	"infiniband.notice.trapnumberdeviceid", "infiniband.notice.issuerlid",
+	"infiniband.trap.lidaddr", "infiniband.trap.drslid",
+	"infiniband.trap.method", "infiniband.trap.attributeid",
+	"infiniband.trap.attributemodifier", "infiniband.trap.mkey",
+	"infiniband.trap.drnotice", "infiniband.trap.drpathtruncated",
+	"infiniband.trap.drhopcount", "infiniband.trap.drnoticereturnpath",
+	"infiniband.trap.lidaddr1", "infiniband.trap.lidaddr2",
+	"infiniband.trap.key", "infiniband.trap.sl", "infiniband.trap.qp1",
+	"infiniband.trap.qp2", "infiniband.trap.gidaddr1",
+	"infiniband.trap.gidaddr2",
+};
+
+/* What tshark must print for one field: nothing, a list of numbers, or
+ * text (GIDs as inet_ntop() writes them, the path as hex bytes). */
+struct smp_want {
+	unsigned n;		/* 0: the field is absent */
+	uint64_t v[MAX_LIST];
+	bool text;
+	char s[INET6_ADDRSTRLEN > 2 * IBK_TRAP_DR_PATH_LEN + 1 ?
+	       INET6_ADDRSTRLEN : 2 * IBK_TRAP_DR_PATH_LEN + 1];
+};
+
+static void want1(struct smp_want *w, uint64_t v)
+{
+	w->n = 1;
+	w->v[0] = v;
+}
+
+static void want_gid(struct smp_want *w, const struct ibk_gid *g)
+{
+	w->n = 1;
+	w->text = true;
+	inet_ntop(AF_INET6, g->raw, w->s, sizeof(w->s));
+}
+
+/* The expected value of field @f of @m, from the choices alone. */
+static void smp_expected(const struct smp_pkt *m, enum smp_field f,
+			 struct smp_want *w)
+{
+	const struct ibk_trap_256 *t = &m->t256;
+	const struct ibk_trap_key *k = &m->tkey;
+	bool pi = m->kind == SK_PORTINFO, t256 = m->kind == SK_TRAP256;
+	bool tkey = m->kind == SK_TRAP257 || m->kind == SK_TRAP258;
+	bool trunc = t->dr_hop_cnt > IBK_TRAP_DR_PATH_LEN;
+	unsigned hops = trunc ? IBK_TRAP_DR_PATH_LEN : t->dr_hop_cnt, i;
+
+	memset(w, 0, sizeof(*w));
+	switch (f) {
+	case SF_METHOD:	want1(w, m->method); break;
+	case SF_ATTR_ID: want1(w, m->attr_id); break;
+	case SF_ATTR_MOD: want1(w, m->attr_mod); break;
+	case SF_TID:	want1(w, m->tid); break;
+	case SF_MKEY:	want1(w, m->mkey); break;
+	case SF_HOPCNT:	if (m->dr) want1(w, m->hops); break;
+	case SF_DRSLID:	if (m->dr) want1(w, m->dr_slid); break;
+	case SF_PI_MKEY: if (pi) want1(w, m->pi_mkey); break;
+	case SF_PREFIX:	if (pi) want1(w, m->prefix); break;
+	case SF_LID:	if (pi) want1(w, m->lid); break;
+	case SF_SMLID:	if (pi) want1(w, m->sm_lid); break;
+	case SF_CAP:	if (pi) want1(w, m->cap); break;
+	case SF_LEASE:	if (pi) want1(w, m->lease); break;
+	case SF_PROTECT: if (pi) want1(w, m->protect); break;
+	case SF_PEI:	if (pi) want1(w, (m->enforce >> 3) & 1); break;
+	case SF_PEO:	if (pi) want1(w, (m->enforce >> 2) & 1); break;
+	case SF_FRI:	if (pi) want1(w, (m->enforce >> 1) & 1); break;
+	case SF_FRO:	if (pi) want1(w, m->enforce & 1); break;
+	case SF_MVIOL:	if (pi) want1(w, m->viol[0]); break;
+	case SF_PVIOL:	if (pi) want1(w, m->viol[1]); break;
+	case SF_QVIOL:	if (pi) want1(w, m->viol[2]); break;
+	case SF_GUIDCAP: if (pi) want1(w, m->guid_cap); break;
+	case SF_REREG:	if (pi) want1(w, m->rereg); break;
+	case SF_TIMEOUT: if (pi) want1(w, m->timeout); break;
+	case SF_PK_FULL:
+	case SF_PK_BASE:
+		if (m->kind != SK_PKEYS)
+			break;
+		w->n = IBK_PKEY_BLOCK_ENTRIES;
+		for (i = 0; i < w->n; i++)
+			w->v[i] = f == SF_PK_FULL ? m->pkeys[i] >> 15 :
+				  m->pkeys[i] & 0x7fffu;
+		break;
+	case SF_GUIDS:
+		if (m->kind != SK_GUIDS)
+			break;
+		w->n = IBK_GUID_BLOCK_ENTRIES;
+		for (i = 0; i < w->n; i++)
+			w->v[i] = m->guids[i];
+		break;
+	case SF_GENERIC: if (t256 || tkey) want1(w, 1); break;
+	case SF_TYPE:	if (t256 || tkey) want1(w, 2); break;	/* security */
+	case SF_PRODUCER: if (t256 || tkey) want1(w, t256 ? 1 : 2); break;
+	case SF_TRAPNUM:
+		if (t256 || tkey)
+			want1(w, t256 ? 256 : m->kind == SK_TRAP257 ? 257 : 258);
+		break;
+	case SF_ISSUER:	if (t256 || tkey) want1(w, m->issuer); break;
+	case SF_T_LID:	if (t256) want1(w, t->lid); break;
+	case SF_T_DRSLID: if (t256) want1(w, t->dr_slid); break;
+	case SF_T_METHOD: if (t256) want1(w, t->method); break;
+	case SF_T_ATTR_ID: if (t256) want1(w, t->attr_id); break;
+	case SF_T_ATTR_MOD: if (t256) want1(w, t->attr_mod); break;
+	case SF_T_MKEY:	if (t256) want1(w, t->mkey); break;
+	case SF_T_DRNOTICE: if (t256) want1(w, t->dr_notice); break;
+	case SF_T_TRUNC: if (t256) want1(w, trunc); break;
+	case SF_T_HOPS:	if (t256) want1(w, hops); break;
+	case SF_T_PATH:
+		if (!t256)
+			break;
+		w->n = 1;
+		w->text = true;
+		for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
+			sprintf(w->s + 2 * i, "%02x",
+				i < hops ? t->dr_return_path[i] : 0);
+		break;
+	case SF_T_LID1:	if (tkey) want1(w, k->lid1); break;
+	case SF_T_LID2:	if (tkey) want1(w, k->lid2); break;
+	case SF_T_KEY:	if (tkey) want1(w, k->key); break;
+	case SF_T_SL:	if (tkey) want1(w, k->sl); break;
+	case SF_T_QP1:	if (tkey) want1(w, k->qp1); break;
+	case SF_T_QP2:	if (tkey) want1(w, k->qp2); break;
+	case SF_T_GID1:	if (tkey) want_gid(w, &k->gid1); break;
+	case SF_T_GID2:	if (tkey) want_gid(w, &k->gid2); break;
+	case SF_COUNT:	break;
+	}
+}
+
+/* True if tshark's @val (a ','-separated list) is what @w wants. */
+static bool smp_value_ok(char *val, const struct smp_want *w)
+{
+	char *item = val, *next;
+	uint64_t got;
+	unsigned i;
+
+	if (w->n == 0)
+		return val[0] == '\0';
+	if (w->text)
+		return strcmp(val, w->s) == 0;
+	for (i = 0; i < w->n; i++, item = next) {
+		next = strchr(item, ',');
+		if ((next == NULL) != (i == w->n - 1))
+			return false;
+		if (next)
+			*next++ = '\0';
+		if (!parse_value(item, &got) || got != w->v[i])
+			return false;
+	}
+	return true;
+}
+
+struct smp_ctx {
+	const struct smp_pkt *pkts;
+	int first;		/* the fields of this run: first.. */
+	unsigned bad[SF_COUNT];
+};
+
+static void check_smp_row(unsigned i, char **vals, void *arg)
+{
+	struct smp_ctx *ctx = (struct smp_ctx *)arg;
+	const struct smp_pkt *m = &ctx->pkts[i];
+	int end = ctx->first == 0 ? SF_COUNT_A : SF_COUNT, f;
+	struct smp_want w;
+
+	for (f = ctx->first; f < end; f++) {
+		char copy[4096];
+
+		smp_expected(m, (enum smp_field)f, &w);
+		snprintf(copy, sizeof(copy), "%s", vals[f - ctx->first]);
+		if (smp_value_ok(vals[f - ctx->first], &w))
+			continue;
+		if (ctx->bad[f]++ < MAX_DIAG)
+			tap_diag("SMP %u (kind %d, %s): %s: tshark '%s', want "
+				 "%u value(s), first 0x%llx %s", i, m->kind,
+				 m->dr ? "directed" : "LID-routed",
+				 smp_fields[f], copy, w.n,
+				 (unsigned long long)w.v[0], w.text ? w.s : "");
+	}
+}
+
+static void test_smp_frames(const char *dir)
+{
+	static struct smp_pkt pkts[NSMP];
+	static struct frame frames[NSMP];
+	static struct smp_ctx ctx;
+	char path[1100];
+	unsigned i, decoded[2];
+	int f, run;
+
+	for (i = 0; i < NSMP; i++) {
+		choose_smp(&pkts[i], i);
+		build_smp_frame(&frames[i], &pkts[i]);
+	}
+	snprintf(path, sizeof(path), "%s/ib-smp.pcap", dir);
+	if (!tap_ok(write_pcap_linktype(path, frames, NSMP, LINKTYPE_USER0),
+		    "wrote %s (link type 147, native InfiniBand)", path))
+		return;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.pkts = pkts;
+	for (run = 0; run < 2; run++) {
+		ctx.first = run ? SF_COUNT_A : 0;
+		decoded[run] = run_tshark_opts(path, native_ib_opts,
+					       smp_fields + ctx.first,
+					       (run ? SF_COUNT : SF_COUNT_A) -
+					       ctx.first, NSMP, check_smp_row,
+					       &ctx);
+	}
+	tap_ok(decoded[0] == NSMP && decoded[1] == NSMP, "tshark decoded %u "
+	       "and %u native SMPs (of %u): PortInfo, P_KeyTable, GUIDInfo, "
+	       "traps 256, 257, 258, LID-routed and directed", decoded[0],
+	       decoded[1], NSMP);
+	for (f = 0; f < SF_COUNT; f++)
+		tap_ok(decoded[f >= SF_COUNT_A] > 0 && ctx.bad[f] == 0,
+		       "tshark reads %s as chosen, and only where the SMP "
+		       "carries it (%u mismatches)", smp_fields[f], ctx.bad[f]);
+	unlink(path);
+}
+
 int main(void)
 {
 	static struct pkt pkts[NPKT];
@@ -902,6 +1397,7 @@ int main(void)
 	unlink(path);
 	test_mem_headers(dir);
 	test_opcode_headers(dir);
+	test_smp_frames(dir);
 	rmdir(dir);
 	return tap_done();
 }
