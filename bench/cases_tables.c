@@ -1047,12 +1047,14 @@ struct port_mixed {
 static const uint8_t mixed_rc_opcodes[] = { 0x04, 0x0a, 0x0c, 0x00 };
 
 /*
- * 64 QPs, even ones UD (random Q_Key), odd ones RC, each at its own random
- * index of the port's 128-entry table of random keys, its entry made a
- * full member. Buffer b holds a packet to QP b % 64 (a UD SEND only, or an
- * RC opcode at random) with a P_Key drop 1 in c->param and, for UD, a
- * Q_Key drop 1 in c->param of the rest; the packets arrive in a random
- * order of 2^20, each to its buffer's QP.
+ * 64 QPs, even ones UD, odd ones RC, each with a random Q_Key (an RC QP's
+ * is never checked) at its own random index of the port's 128-entry
+ * table of random keys, its entry made a full member. Buffer b holds a
+ * packet to QP b % 64 (a UD SEND only, or an RC opcode at random) with a
+ * P_Key drop 1 in c->param and, for UD, a Q_Key drop 1 in c->param of the
+ * rest; the 4 bytes where a DETH's Q_Key would sit never hold an RC QP's
+ * Q_Key, so that a check reading them for RC shows. The packets arrive in
+ * a random order of 2^20, each to its buffer's QP.
  */
 static void *port_mixed_setup(const struct bench_case *c)
 {
@@ -1075,8 +1077,7 @@ static void *port_mixed_setup(const struct bench_case *c)
 		k->qps[q].type = q % 2 ? IBK_QPT_RC : IBK_QPT_UD;
 		k->qps[q].pkey = keys[index];	/* unused: read from the table */
 		k->qps[q].pkey_index = index;
-		k->qps[q].qkey = q % 2 ? 0 : (uint32_t)bench_rng_next(&r) &
-						 0x7fffffffu;
+		k->qps[q].qkey = (uint32_t)bench_rng_next(&r) & 0x7fffffffu;
 		k->base_qps[q] = (struct base_qp){ q % 2 == 0, index,
 						   k->qps[q].qkey };
 	}
@@ -1086,8 +1087,9 @@ static void *port_mixed_setup(const struct bench_case *c)
 		uint8_t opcode = qp->type == IBK_QPT_UD ? 0x64 :
 				 mixed_rc_opcodes[bench_rng_below(&r, 4)];
 
-		bench_rx_write_packet(&r, opcode, qp->pkey, qp->qkey,
-				      (unsigned)c->param,
+		bench_rx_write_packet(&r, opcode, qp->pkey,
+				      qp->type == IBK_QPT_UD ? qp->qkey :
+				      ~qp->qkey, (unsigned)c->param,
 				      k->p.buffers + b * BENCH_RX_BUFFER_SIZE +
 				      BENCH_LRH_LEN);
 	}
