@@ -38,30 +38,53 @@ static inline bool base_pkey_match(uint16_t a, uint16_t b)
 
 enum base_verdict {
 	BASE_ACCEPT, BASE_DROP_PKEY, BASE_DROP_QKEY,
-	BASE_DROP_PKEY_INDEX	/* the QP's P_Key index is out of range */
+	BASE_DROP_PKEY_INDEX,	/* the QP's P_Key index is out of range */
+	BASE_DROP_TVER,		/* BTH TVer not 0 */
+	BASE_DROP_OPCODE,	/* opcode not of the QP's transport */
+	BASE_VERDICTS
 };
+
+/* A QP as a driver's receive path keeps it: RC or UD. */
+struct base_qp {
+	bool ud;
+	uint16_t pkey_index;
+	uint32_t qkey;			/* UD only */
+};
+
+/*
+ * The checks of one packet to @qp, whose P_Key (the entry at its index)
+ * is @qp_pkey, branch by branch in the receiver's order: TVer, the
+ * opcode's transport (UD: SEND only, with or without immediate), the
+ * P_Key, and for UD the DETH's Q_Key. @h is the BTH, the DETH after it.
+ */
+static inline enum base_verdict base_rx_packet(const struct base_qp *qp,
+					       uint16_t qp_pkey,
+					       const uint8_t *h)
+{
+	if ((h[1] & 0x0f) != 0)
+		return BASE_DROP_TVER;
+	if (qp->ud ? (h[0] & 0xfe) != 0x64 : (h[0] & 0xe0) != 0)
+		return BASE_DROP_OPCODE;
+	if (!base_pkey_match(base_load_be16(h + 2), qp_pkey))
+		return BASE_DROP_PKEY;
+	if (qp->ud && base_load_be32(h + 12) != qp->qkey)
+		return BASE_DROP_QKEY;
+	return BASE_ACCEPT;
+}
 
 /* UD receive, packet by packet: hdrs[i] is a BTH followed by its DETH. */
 static inline size_t base_rx_ud(uint16_t qp_pkey, uint32_t qp_qkey,
 				const void *const *hdrs, uint8_t *verdicts,
 				size_t n)
 {
+	struct base_qp qp = { true, 0, qp_qkey };
 	size_t accepted = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const uint8_t *h = (const uint8_t *)hdrs[i];
-
-		if (!base_pkey_match(base_load_be16(h + 2), qp_pkey)) {
-			verdicts[i] = BASE_DROP_PKEY;
-			continue;
-		}
-		if (base_load_be32(h + 12) != qp_qkey) {
-			verdicts[i] = BASE_DROP_QKEY;
-			continue;
-		}
-		verdicts[i] = BASE_ACCEPT;
-		accepted++;
+		verdicts[i] = (uint8_t)base_rx_packet(&qp, qp_pkey,
+						      (const uint8_t *)hdrs[i]);
+		accepted += verdicts[i] == BASE_ACCEPT;
 	}
 	return accepted;
 }
@@ -166,42 +189,100 @@ struct base_port_counters {
 	uint64_t qkey_violations;
 };
 
+/* Counts a violation verdict; returns 1 for an accepted packet. */
+static inline size_t base_port_count(struct base_port_counters *counters,
+				     enum base_verdict v)
+{
+	if (v == BASE_DROP_PKEY)
+		counters->pkey_violations++;
+	else if (v == BASE_DROP_QKEY)
+		counters->qkey_violations++;
+	return v == BASE_ACCEPT;
+}
+
+/* The verdict of one packet to @qp from a table read under the caller's
+ * lock: the entry at the QP's P_Key index, bounds-checked. */
+static inline enum base_verdict base_port_packet(const struct base_pkey_cache *c,
+						 const struct base_qp *qp,
+						 const uint8_t *h)
+{
+	if (qp->pkey_index >= c->len)
+		return BASE_DROP_PKEY_INDEX;
+	return base_rx_packet(qp, c->table[qp->pkey_index], h);
+}
+
 /*
- * UD receive with the QP's P_Key in a shared cache, the Linux kernel's
- * way: per packet, rdlock, read the entry at the QP's P_Key index
- * (bounds-checked), unlock, then the checks of base_rx_ud(); a violation
- * bumps its counter.
+ * A port's receive path with the QP's P_Key in a shared cache, the Linux
+ * kernel's way, for one packet: rdlock, read the entry at the QP's P_Key
+ * index (bounds-checked), unlock, then base_rx_packet()'s checks; a
+ * violation bumps its counter. Returns 1 for an accepted packet.
  */
+static inline size_t base_port_rx_one(struct base_pkey_cache *c,
+				      struct base_port_counters *counters,
+				      const struct base_qp *qp, const void *h,
+				      uint8_t *verdict)
+{
+	enum base_verdict v = BASE_DROP_PKEY_INDEX;
+	uint16_t qp_pkey;
+
+	if (!base_cache_get(c, qp->pkey_index, &qp_pkey))
+		v = base_rx_packet(qp, qp_pkey, (const uint8_t *)h);
+	*verdict = (uint8_t)v;
+	return base_port_count(counters, v);
+}
+
+/* base_port_rx_one() packet by packet, packet i to qps[i]. */
+static inline size_t base_port_rx(struct base_pkey_cache *c,
+				  struct base_port_counters *counters,
+				  const struct base_qp *const *qps,
+				  const void *const *hdrs, uint8_t *verdicts,
+				  size_t n)
+{
+	size_t accepted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		accepted += base_port_rx_one(c, counters, qps[i], hdrs[i],
+					     &verdicts[i]);
+	return accepted;
+}
+
+/* base_port_rx() with the rdlock taken once for the whole burst: what a
+ * user who knows the cost of the lock writes. */
+static inline size_t base_port_rx_locked_burst(struct base_pkey_cache *c,
+					       struct base_port_counters *counters,
+					       const struct base_qp *const *qps,
+					       const void *const *hdrs,
+					       uint8_t *verdicts, size_t n)
+{
+	size_t accepted = 0;
+	size_t i;
+
+	pthread_rwlock_rdlock(&c->lock);
+	for (i = 0; i < n; i++) {
+		verdicts[i] = (uint8_t)base_port_packet(c, qps[i],
+						(const uint8_t *)hdrs[i]);
+		accepted += base_port_count(counters,
+					    (enum base_verdict)verdicts[i]);
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return accepted;
+}
+
+/* base_port_rx() for a burst to one UD QP. */
 static inline size_t base_port_rx_ud(struct base_pkey_cache *c,
 				     struct base_port_counters *counters,
 				     size_t pkey_index, uint32_t qp_qkey,
 				     const void *const *hdrs,
 				     uint8_t *verdicts, size_t n)
 {
+	struct base_qp qp = { true, (uint16_t)pkey_index, qp_qkey };
 	size_t accepted = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const uint8_t *h = (const uint8_t *)hdrs[i];
-		uint16_t qp_pkey;
-
-		if (base_cache_get(c, pkey_index, &qp_pkey)) {
-			verdicts[i] = BASE_DROP_PKEY_INDEX;
-			continue;
-		}
-		if (!base_pkey_match(base_load_be16(h + 2), qp_pkey)) {
-			verdicts[i] = BASE_DROP_PKEY;
-			counters->pkey_violations++;
-			continue;
-		}
-		if (base_load_be32(h + 12) != qp_qkey) {
-			verdicts[i] = BASE_DROP_QKEY;
-			counters->qkey_violations++;
-			continue;
-		}
-		verdicts[i] = BASE_ACCEPT;
-		accepted++;
-	}
+	for (i = 0; i < n; i++)
+		accepted += base_port_rx_one(c, counters, &qp, hdrs[i],
+					     &verdicts[i]);
 	return accepted;
 }
 

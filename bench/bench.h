@@ -21,6 +21,20 @@ typedef uint64_t (*bench_run_fn)(void *ctx, uint64_t iters);
 struct bench_opts;
 struct bench_latency_kind;
 
+/* Most peers a case times beside its baseline (peers.h, and more). */
+#define BENCH_MAX_PEERS 6
+
+/*
+ * A further baseline, timed in the same samples as lib and base: a real
+ * library's way of doing the case's operation (peers.h), or another way a
+ * user would write it. Each gives the case one more row.
+ */
+struct bench_side {
+	const char *name;		/* the row's base= token */
+	bench_run_fn run;
+	void *ctx;
+};
+
 struct bench_case {
 	const char *name;
 	const char *base_name;		/* short token naming the baseline */
@@ -37,6 +51,12 @@ struct bench_case {
 	/* optional: a line about what ran (writer rate...) after the timing */
 	void (*note)(void *ctx, char *buf, size_t len);
 	/*
+	 * Optional: fills up to BENCH_MAX_PEERS sides to time beside lib and
+	 * base, each already checked to give the library's answers, and
+	 * returns how many.
+	 */
+	unsigned (*peers)(void *ctx, struct bench_side *sides);
+	/*
 	 * A latency case instead (lib and base NULL): times single operations
 	 * one by one, fills up to BENCH_LATENCY_KINDS kinds of read, library
 	 * beside baseline, and returns how many.
@@ -51,8 +71,14 @@ struct bench_case {
  * involuntarily (getrusage's ru_nivcsw moved) are left out of max_nocsw_ns
  * only; every other figure counts every read.
  */
+#define BENCH_QUANTILES 8
+
+/* The levels of bench_latency's quantile_ns[], in parts per million. */
+extern const uint32_t bench_quantile_ppm[BENCH_QUANTILES];
+
 struct bench_latency {
 	uint64_t reads;			/* operations timed */
+	double quantile_ns[BENCH_QUANTILES];	/* the distribution's shape */
 	double median_ns;
 	double p99_ns;
 	double p9999_ns;
@@ -68,12 +94,16 @@ struct bench_latency {
 	double seconds;			/* spent reading */
 };
 
-/* One kind of read a latency case times, library beside baseline. */
+/* One kind of read a latency case times, library beside baseline and
+ * any peers. */
 struct bench_latency_kind {
 	const char *suffix;		/* rows: case name, suffix, _max... */
 	const char *base_name;
 	struct bench_latency lib;
 	struct bench_latency base;
+	unsigned npeers;
+	const char *peer_name[BENCH_MAX_PEERS];
+	struct bench_latency peer[BENCH_MAX_PEERS];
 };
 
 #define BENCH_LATENCY_KINDS 4
@@ -110,14 +140,16 @@ struct bench_result {
 	struct bench_stats base;
 	uint64_t lib_iters;		/* iterations in one sample */
 	uint64_t base_iters;
+	struct bench_stats peer[BENCH_MAX_PEERS];
 };
 
 /*
  * The one timing helper: calibrates each side to opts->sample_ns per sample,
- * then takes opts->samples samples of each, alternating lib and base so that
- * drift in the machine's speed hits both alike.
+ * then takes opts->samples samples of each, alternating lib, base and the
+ * @npeers @peers so that drift in the machine's speed hits all alike.
  */
 void bench_measure(const struct bench_case *c, void *ctx,
+		   const struct bench_side *peers, unsigned npeers,
 		   const struct bench_opts *opts, struct bench_result *out);
 
 /* Runs fn once for iters iterations and returns the wall time in ns. */
@@ -167,6 +199,20 @@ uint16_t bench_random_pkey(struct bench_rng *r);
 #define BENCH_RX_BUFFERS 256
 #define BENCH_RX_BUFFER_SIZE 64
 #define BENCH_RX_SEQUENCE (1u << 20)
+
+#define BENCH_LRH_LEN 8		/* each BTH sits after an 8-byte LRH */
+
+/*
+ * One packet's BTH and the 8 bytes after it (a DETH for a UD SEND),
+ * written byte by byte (not with the library, so that the checks compare
+ * two independent readings): opcode @opcode, TVer 0, the base of @qp_pkey
+ * with a random membership bit; 1 in @drop_1_in a random other base
+ * (none for 0), and for a UD SEND only (0x64) 1 in @drop_1_in of the rest
+ * a Q_Key other than @qp_qkey.
+ */
+void bench_rx_write_packet(struct bench_rng *r, uint8_t opcode,
+			   uint16_t qp_pkey, uint32_t qp_qkey,
+			   unsigned drop_1_in, uint8_t *bth);
 
 /*
  * Writes the packets into buffers (BENCH_RX_BUFFERS * BENCH_RX_BUFFER_SIZE

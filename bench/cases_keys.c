@@ -150,7 +150,7 @@ static void pairs_note(void *ctx, char *buf, size_t len)
 #define BUFFERS BENCH_RX_BUFFERS
 #define BUFFER_SIZE BENCH_RX_BUFFER_SIZE
 #define SEQUENCE BENCH_RX_SEQUENCE
-#define LRH_LEN 8	/* each BTH sits after an 8-byte LRH */
+#define LRH_LEN BENCH_LRH_LEN
 
 struct rx {
 	ibk_pkey_t qp_pkey;
@@ -174,13 +174,9 @@ static void put_be32(uint8_t *p, uint32_t v)
 	put_be16(p + 2, (uint16_t)v);
 }
 
-/*
- * One UD SEND-only packet's BTH and DETH, written byte by byte (not with
- * the library, so that the check compares two independent readings).
- */
-static void rx_write_packet(struct bench_rng *r, uint16_t qp_pkey,
-			    uint32_t qp_qkey, unsigned drop_1_in,
-			    uint8_t *bth)
+void bench_rx_write_packet(struct bench_rng *r, uint8_t opcode,
+			   uint16_t qp_pkey, uint32_t qp_qkey,
+			   unsigned drop_1_in, uint8_t *bth)
 {
 	uint16_t pkey = (uint16_t)(qp_pkey & IBK_PKEY_BASE_MASK);
 	uint32_t qkey = qp_qkey;
@@ -189,9 +185,10 @@ static void rx_write_packet(struct bench_rng *r, uint16_t qp_pkey,
 		pkey |= IBK_PKEY_FULL_MEMBER;
 	if (drop_1_in && bench_rng_one_in(r, drop_1_in))
 		pkey = (uint16_t)(pkey ^ (1 + bench_rng_below(r, 0x7ffe)));
-	else if (drop_1_in && bench_rng_one_in(r, drop_1_in - 1))
+	else if (drop_1_in && opcode == 0x64 &&
+		 bench_rng_one_in(r, drop_1_in - 1))
 		qkey ^= 1u + bench_rng_below(r, 0xfffffffe);
-	bth[0] = 0x64;				/* UD SEND only */
+	bth[0] = opcode;
 	put_be16(bth + 2, pkey);
 	put_be32(bth + 4, 42);			/* dest QP */
 	put_be32(bth + 8, bench_rng_below(r, 1u << 24));
@@ -206,8 +203,8 @@ void bench_rx_packets(struct bench_rng *r, uint16_t qp_pkey,
 	size_t i;
 
 	for (i = 0; i < BUFFERS; i++)
-		rx_write_packet(r, qp_pkey, qp_qkey, drop_1_in,
-				buffers + i * BUFFER_SIZE + LRH_LEN);
+		bench_rx_write_packet(r, 0x64, qp_pkey, qp_qkey, drop_1_in,
+				      buffers + i * BUFFER_SIZE + LRH_LEN);
 	for (i = 0; i < SEQUENCE; i++)
 		hdrs[i] = buffers + bench_rng_below(r, BUFFERS) * BUFFER_SIZE +
 			  LRH_LEN;
@@ -278,6 +275,8 @@ int bench_rx_same_verdict(uint8_t lib, uint8_t base)
 	case BASE_DROP_PKEY:		return lib == IBK_RX_DROP_PKEY;
 	case BASE_DROP_QKEY:		return lib == IBK_RX_DROP_QKEY;
 	case BASE_DROP_PKEY_INDEX:	return lib == IBK_RX_DROP_PKEY_INDEX;
+	case BASE_DROP_TVER:		return lib == IBK_RX_DROP_TVER;
+	case BASE_DROP_OPCODE:		return lib == IBK_RX_DROP_OPCODE;
 	default:			return 0;
 	}
 }
@@ -303,7 +302,7 @@ void bench_rx_note(uint16_t qp_pkey, uint32_t qp_qkey,
 		   const void *const *hdrs, uint8_t *verdicts, char *buf,
 		   size_t len)
 {
-	unsigned count[3] = { 0, 0, 0 };
+	unsigned count[BASE_VERDICTS] = { 0 };
 	size_t i;
 
 	base_rx_ud(qp_pkey, qp_qkey, hdrs, verdicts, SEQUENCE);

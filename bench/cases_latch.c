@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cases_latch.c - what the latch costs and buys in a 65536-entry P_Key
- * table, beside a pthread_rwlock cache of the same table:
+ * table, beside a pthread_rwlock cache of the same table and the peers
+ * (peers.h):
  *
  *   read_latency  single reads (get, find), each timed on its own, while a
  *                 writer refills the whole table back to back: the worst
- *                 read and the tail, not ns/op
- *   refill_65536  the writer's cost of one full refill (both copies)
- *   set_one       the writer's cost of one entry set (both copies)
+ *                 read and the tail, not ns/op; the peers' gets beside
+ *   refill_65536  the writer's cost of one full refill (both copies; a
+ *                 peer's whole write: a fresh copy and a grace period for
+ *                 RCU, a write section for a sequence lock)
+ *   set_one       the writer's cost of one entry set (the same)
  *
  * This file counts the latch's read retries (IBK_LATCH_RETRY_HOOK) and is
  * the only one that does: the other cases' reads stay as users build them.
  */
 #include "bench.h"
 #include "baseline.h"
+#include "peers.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -37,10 +41,21 @@ static _Thread_local uint64_t latch_retries;
 #define LATCH_LEN 65536		/* entries: the largest table there is */
 #define LATCH_INPUTS 65536	/* random indexes and keys, walked in order */
 #define CHECKED_INPUTS 1024	/* lib == base checked on these */
+#define PEER_CHECKED_KEYS 64	/* a peer's finds scan: fewer of them */
 
 /* ------------------------------------------------------------------------
  * The tables: the latch's and the rwlock cache, both 65536 entries
  * ------------------------------------------------------------------------ */
+
+struct latch;
+
+/* A peer's cache of the same table, and its sets done (set_one). */
+struct latch_peer {
+	const struct bench_peer *ops;
+	void *cache;
+	struct latch *k;
+	uint64_t sets;
+};
 
 struct latch {
 	struct ibk_pkey_table t;	/* first: 64-byte aligned */
@@ -52,6 +67,8 @@ struct latch {
 	ibk_pkey_t *keys;		/* LATCH_INPUTS random valid keys */
 	uint64_t sets[2];		/* set_one: sets done, lib and base */
 	int cpu[2];			/* reader's and writer's CPU, or -1 */
+	struct latch_peer peers[BENCH_MAX_PEERS];
+	unsigned npeers;
 };
 
 /* The bench has nothing to fall back to: says what failed and exits. */
@@ -79,9 +96,10 @@ static void latch_cpus(int cpu[2])
 }
 
 /*
- * Both tables hold contents[0]: random valid keys (every base about twice,
- * random membership). The rwlock is writer-preferring, as in cached_read_*
- * (the kernel's rwlock lets a waiting writer in ahead of new readers).
+ * Both tables and every peer hold contents[0]: random valid keys (every
+ * base about twice, random membership). The rwlock is writer-preferring,
+ * as in cached_read_* (the kernel's rwlock lets a waiting writer in ahead
+ * of new readers).
  */
 static void *latch_setup(const struct bench_case *c)
 {
@@ -120,6 +138,13 @@ static void *latch_setup(const struct bench_case *c)
 	pthread_rwlockattr_destroy(&attr);
 	k->cache.table = bench_alloc(LATCH_LEN * sizeof(uint16_t));
 	base_cache_refill(&k->cache, k->contents[0], LATCH_LEN);
+	for (i = 0; i < bench_npeers; i++) {
+		struct latch_peer *p = &k->peers[k->npeers++];
+
+		p->ops = bench_peers[i];
+		p->cache = p->ops->create(k->contents[0], LATCH_LEN);
+		p->k = k;
+	}
 	latch_cpus(k->cpu);
 	return k;
 }
@@ -128,7 +153,10 @@ static void *latch_setup(const struct bench_case *c)
 static void latch_teardown(void *ctx)
 {
 	struct latch *k = ctx;
+	unsigned i;
 
+	for (i = 0; i < k->npeers; i++)
+		k->peers[i].ops->destroy(k->peers[i].cache);
 	pthread_rwlock_destroy(&k->cache.lock);
 	free(k->cache.table);
 	free(k->cells);
@@ -140,8 +168,9 @@ static void latch_teardown(void *ctx)
 	free(k);
 }
 
-/* Both tables give the same entry at every index. */
-static int latch_same_tables(struct latch *k)
+/* Both tables give the same entry at every index, and every peer too,
+ * with the library's index for the first @nkeys keys. */
+static int latch_same_tables(struct latch *k, size_t nkeys)
 {
 	uint32_t i;
 
@@ -153,6 +182,10 @@ static int latch_same_tables(struct latch *k)
 		    base_cache_get(&k->cache, i, &base) || lib != base)
 			return -1;
 	}
+	for (i = 0; i < k->npeers; i++)
+		if (bench_peer_agrees(k->peers[i].ops, k->peers[i].cache,
+				      &k->t, LATCH_LEN, k->keys, nkeys))
+			return -1;
 	return 0;
 }
 
@@ -262,26 +295,41 @@ static void lat_clock_init(void)
  * Writers: refill the whole table back to back, no pause in between
  * ------------------------------------------------------------------------ */
 
-typedef void (*latch_refill_fn)(struct latch *k, const ibk_pkey_t *keys);
+/* A refill of the table @obj stands for: the latch's, the rwlock cache's
+ * (both struct latch) or a peer's (struct latch_peer). */
+typedef void (*latch_refill_fn)(void *obj, const ibk_pkey_t *keys);
 
 /* One full refill of the latch's table: both copies. */
-static void latch_refill_lib(struct latch *k, const ibk_pkey_t *keys)
+static void latch_refill_lib(void *obj, const ibk_pkey_t *keys)
 {
+	struct latch *k = obj;
+
 	if (ibk_pkey_table_refill(&k->t, keys, LATCH_LEN,
 				  ibk_pkey_table_refill_ticket(&k->t)))
 		latch_fail("P_Key refill failed");
 }
 
 /* One full refill of the rwlock cache: a memcpy under the write lock. */
-static void latch_refill_base(struct latch *k, const ibk_pkey_t *keys)
+static void latch_refill_base(void *obj, const ibk_pkey_t *keys)
 {
+	struct latch *k = obj;
+
 	base_cache_refill(&k->cache, keys, LATCH_LEN);
+}
+
+/* One full refill of a peer's cache, its library's way. */
+static void latch_refill_peer(void *obj, const ibk_pkey_t *keys)
+{
+	struct latch_peer *p = obj;
+
+	p->ops->refill(p->cache, keys);
 }
 
 /* A writer thread and how many refills it has completed. */
 struct latch_writer {
 	pthread_t thread;
 	struct latch *k;
+	void *obj;			/* what refill() refills */
 	latch_refill_fn refill;
 	atomic_uint_fast64_t refills;
 	atomic_bool stop;
@@ -294,7 +342,7 @@ static void *latch_writer_main(void *arg)
 	uint64_t n = 0;
 
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
-		w->refill(w->k, w->k->contents[n & 1]);
+		w->refill(w->obj, w->k->contents[n & 1]);
 		atomic_store_explicit(&w->refills, ++n, memory_order_relaxed);
 	}
 	return NULL;
@@ -349,13 +397,15 @@ static void latch_spawn(pthread_t *thread, void *(*fn)(void *), void *arg,
 #define LAT_READS_PER_SAMPLE 200000	/* reads per side: samples * this */
 #define LAT_BUDGET_PER_SAMPLE 10	/* time bound: samples * ms * this */
 
-/* The reads, called through a pointer: the @i-th read of a run. */
-typedef uint64_t (*lat_read_fn)(struct latch *k, uint32_t i);
+/* The reads, called through a pointer: the @i-th read of a run of the
+ * table @obj stands for (as for latch_refill_fn). */
+typedef uint64_t (*lat_read_fn)(void *obj, uint32_t i);
 
 /* The latch's get of a random index. */
 __attribute__((noinline))
-static uint64_t lat_lib_get(struct latch *k, uint32_t i)
+static uint64_t lat_lib_get(void *obj, uint32_t i)
 {
+	struct latch *k = obj;
 	ibk_pkey_t pkey = 0;
 
 	return (uint64_t)ibk_pkey_table_get(&k->t,
@@ -364,8 +414,9 @@ static uint64_t lat_lib_get(struct latch *k, uint32_t i)
 
 /* The rwlock cache's get: rdlock, read, unlock. */
 __attribute__((noinline))
-static uint64_t lat_base_get(struct latch *k, uint32_t i)
+static uint64_t lat_base_get(void *obj, uint32_t i)
 {
+	struct latch *k = obj;
 	uint16_t pkey = 0;
 
 	return (uint64_t)base_cache_get(&k->cache,
@@ -374,25 +425,40 @@ static uint64_t lat_base_get(struct latch *k, uint32_t i)
 
 /* The latch's find of a random valid key (one hash probe run). */
 __attribute__((noinline))
-static uint64_t lat_lib_find(struct latch *k, uint32_t i)
+static uint64_t lat_lib_find(void *obj, uint32_t i)
 {
+	struct latch *k = obj;
+
 	return (uint64_t)ibk_pkey_table_find(&k->t, k->keys[i % LATCH_INPUTS],
 					     NULL);
 }
 
 /* The rwlock cache's find: rdlock, linear scan, unlock. */
 __attribute__((noinline))
-static uint64_t lat_base_find(struct latch *k, uint32_t i)
+static uint64_t lat_base_find(void *obj, uint32_t i)
 {
+	struct latch *k = obj;
+
 	return (uint64_t)base_cache_find(&k->cache,
 					 k->keys[i % LATCH_INPUTS]);
 }
 
+/* A peer's get, through its ops: one call more than the others. */
+__attribute__((noinline))
+static uint64_t lat_peer_get(void *obj, uint32_t i)
+{
+	struct latch_peer *p = obj;
+	uint16_t pkey = 0;
+
+	return (uint64_t)p->ops->get(p->cache,
+			p->k->index[i % LATCH_INPUTS], &pkey) + pkey;
+}
+
 /* The floor: the same timed call, reading nothing. */
 __attribute__((noinline))
-static uint64_t lat_nothing(struct latch *k, uint32_t i)
+static uint64_t lat_nothing(void *obj, uint32_t i)
 {
-	(void)k;
+	(void)obj;
 	BENCH_BARRIER();
 	return i;
 }
@@ -400,6 +466,8 @@ static uint64_t lat_nothing(struct latch *k, uint32_t i)
 /* One side of one kind of read, over all rounds. */
 struct lat_run {
 	struct latch *k;
+	void *obj;			/* what read() reads, refill() refills */
+	const struct bench_peer *peer;	/* its reader hooks, or NULL */
 	lat_read_fn read;
 	latch_refill_fn refill;
 	uint32_t *ticks;		/* one per read */
@@ -415,16 +483,27 @@ struct lat_run {
 	uint64_t sum;
 };
 
+/* A peer's reader hook, if it has one. */
+static void lat_hook(void (*hook)(void))
+{
+	if (hook)
+		hook();
+}
+
 /* Times reads one by one, a batch at a time, until the round's count or
  * deadline; getrusage() around each batch tells if the OS switched the
- * reader out during it. */
+ * reader out during it. A peer's reader registers with its library
+ * first and, for QSBR, reports a quiescent state after each batch. */
 static void *lat_reader_main(void *arg)
 {
 	struct lat_run *r = arg;
+	const struct bench_peer *peer = r->peer;
 	uint64_t start = bench_now_ns(), now = start;
 	struct rusage ru0, ru1;
 
 	latch_retries = 0;
+	if (peer)
+		lat_hook(peer->online);
 	while (r->n < r->until && now < r->deadline_ns) {
 		uint64_t end = r->n + LAT_BATCH < r->until ?
 			       r->n + LAT_BATCH : r->until;
@@ -435,7 +514,7 @@ static void *lat_reader_main(void *arg)
 			uint64_t before = latch_retries, t0, t1;
 
 			t0 = lat_ticks();
-			r->sum += r->read(r->k, (uint32_t)r->n);
+			r->sum += r->read(r->obj, (uint32_t)r->n);
 			t1 = lat_ticks();
 			t1 -= t0;
 			r->ticks[r->n] = t1 < UINT32_MAX ? (uint32_t)t1 :
@@ -451,7 +530,13 @@ static void *lat_reader_main(void *arg)
 			if (batch_max > r->max_nocsw)
 				r->max_nocsw = batch_max;
 		}
+		if (peer)
+			lat_hook(peer->quiesce);
 		now = bench_now_ns();
+	}
+	if (peer) {
+		lat_hook(peer->offline);
+		lat_hook(peer->exit);
 	}
 	r->retries += latch_retries;
 	r->read_ns += now - start;
@@ -463,7 +548,7 @@ static void *lat_reader_main(void *arg)
 static void lat_round(struct lat_run *r, uint64_t until, double budget_ns)
 {
 	struct latch *k = r->k;
-	struct latch_writer w = { .k = k, .refill = r->refill };
+	struct latch_writer w = { .k = k, .obj = r->obj, .refill = r->refill };
 	struct timespec poll = { 0, 100000 };
 	pthread_t reader;
 	uint64_t first;
@@ -518,6 +603,8 @@ static double lat_quantile(const uint32_t *a, uint64_t n, uint64_t num,
 static void lat_stats(struct lat_run *r, uint32_t *tmp,
 		      struct bench_latency *out)
 {
+	unsigned i;
+
 	memset(out, 0, sizeof(*out));
 	out->reads = r->n;
 	out->nocsw_reads = r->nocsw_reads;
@@ -534,6 +621,10 @@ static void lat_stats(struct lat_run *r, uint32_t *tmp,
 	out->median_ns = lat_quantile(r->ticks, r->n, 1, 2);
 	out->p99_ns = lat_quantile(r->ticks, r->n, 99, 100);
 	out->p9999_ns = lat_quantile(r->ticks, r->n, 9999, 10000);
+	for (i = 0; i < BENCH_QUANTILES; i++)
+		out->quantile_ns[i] = lat_quantile(r->ticks, r->n,
+						   bench_quantile_ppm[i],
+						   1000000);
 	out->max_ns = (double)r->ticks[r->n - 1] / lat_ticks_per_ns;
 	while (out->over_2us < r->n &&
 	       r->ticks[r->n - 1 - out->over_2us] > 2000 * lat_ticks_per_ns)
@@ -541,26 +632,53 @@ static void lat_stats(struct lat_run *r, uint32_t *tmp,
 	bench_consume(r->sum);
 }
 
-/* A kind of read: its rows' suffix, the baseline's name, both reads. */
+/* A kind of read: its rows' suffix, the baseline's name, both reads, and
+ * whether the peers' gets are timed beside (their finds are not: a 65536-
+ * entry scan outlasts a sequence lock's gap between back-to-back writes,
+ * and its reader would retry for ever). */
 struct lat_kind {
 	const char *suffix;
 	const char *base_name;
 	lat_read_fn lib, base;
+	bool peers;
 };
 
 static const struct lat_kind lat_kinds[] = {
-	{ "", "pthread_rwlock", lat_lib_get, lat_base_get },
-	{ "_find", "rwlock_scan", lat_lib_find, lat_base_find },
-	{ "_floor", "pthread_rwlock", lat_nothing, lat_nothing },
+	{ "", "pthread_rwlock", lat_lib_get, lat_base_get, true },
+	{ "_find", "rwlock_scan", lat_lib_find, lat_base_find, false },
+	{ "_floor", "pthread_rwlock", lat_nothing, lat_nothing, false },
 };
 
 _Static_assert(sizeof(lat_kinds) / sizeof(lat_kinds[0]) <=
 	       BENCH_LATENCY_KINDS, "more kinds of read than rows for them");
 
+/* The runs of kind @kind: lib, base, then each peer's get if the kind
+ * has them; returns how many. */
+static unsigned lat_runs(struct latch *k, const struct lat_kind *kind,
+			 struct lat_run *runs, uint32_t *const *ticks)
+{
+	unsigned n = 2, p;
+
+	runs[0] = (struct lat_run){ .k = k, .obj = k, .read = kind->lib,
+				    .refill = latch_refill_lib,
+				    .ticks = ticks[0] };
+	runs[1] = (struct lat_run){ .k = k, .obj = k, .read = kind->base,
+				    .refill = latch_refill_base,
+				    .ticks = ticks[1] };
+	for (p = 0; kind->peers && p < k->npeers; p++, n++)
+		runs[n] = (struct lat_run){ .k = k, .obj = &k->peers[p],
+					    .peer = k->peers[p].ops,
+					    .read = lat_peer_get,
+					    .refill = latch_refill_peer,
+					    .ticks = ticks[n] };
+	return n;
+}
+
 /*
  * Per kind and side: up to samples * LAT_READS_PER_SAMPLE reads, or
  * samples * sample length * LAT_BUDGET_PER_SAMPLE of reading, whichever
- * ends first, in LAT_ROUNDS rounds that alternate which side goes first.
+ * ends first, in LAT_ROUNDS rounds that alternate which of lib and base
+ * goes first, the peers after them.
  */
 static unsigned latch_latency(void *ctx, const struct bench_opts *o,
 			      struct bench_latency_kind *kinds)
@@ -569,35 +687,36 @@ static unsigned latch_latency(void *ctx, const struct bench_opts *o,
 	uint64_t reads = (uint64_t)o->samples * LAT_READS_PER_SAMPLE;
 	double budget = o->samples * o->sample_ns * LAT_BUDGET_PER_SAMPLE /
 			LAT_ROUNDS;
-	uint32_t *lib_ticks = bench_alloc(reads * sizeof(uint32_t));
-	uint32_t *base_ticks = bench_alloc(reads * sizeof(uint32_t));
+	struct lat_run runs[2 + BENCH_MAX_PEERS];
+	uint32_t *ticks[2 + BENCH_MAX_PEERS];
 	uint32_t *tmp = bench_alloc(reads * sizeof(uint32_t));
-	unsigned n, round;
+	unsigned n, round, nruns, i;
 
+	for (i = 0; i < 2 + k->npeers; i++)
+		ticks[i] = bench_alloc(reads * sizeof(uint32_t));
 	lat_clock_init();
 	for (n = 0; n < sizeof(lat_kinds) / sizeof(lat_kinds[0]); n++) {
-		struct lat_run lib = {
-			.k = k, .read = lat_kinds[n].lib,
-			.refill = latch_refill_lib, .ticks = lib_ticks,
-		};
-		struct lat_run base = {
-			.k = k, .read = lat_kinds[n].base,
-			.refill = latch_refill_base, .ticks = base_ticks,
-		};
-
+		nruns = lat_runs(k, &lat_kinds[n], runs, ticks);
 		for (round = 0; round < LAT_ROUNDS; round++) {
 			uint64_t until = reads * (round + 1) / LAT_ROUNDS;
 
-			lat_round(round & 1 ? &base : &lib, until, budget);
-			lat_round(round & 1 ? &lib : &base, until, budget);
+			lat_round(&runs[round & 1], until, budget);
+			lat_round(&runs[!(round & 1)], until, budget);
+			for (i = 2; i < nruns; i++)
+				lat_round(&runs[i], until, budget);
 		}
 		kinds[n].suffix = lat_kinds[n].suffix;
 		kinds[n].base_name = lat_kinds[n].base_name;
-		lat_stats(&lib, tmp, &kinds[n].lib);
-		lat_stats(&base, tmp, &kinds[n].base);
+		lat_stats(&runs[0], tmp, &kinds[n].lib);
+		lat_stats(&runs[1], tmp, &kinds[n].base);
+		kinds[n].npeers = nruns - 2;
+		for (i = 2; i < nruns; i++) {
+			kinds[n].peer_name[i - 2] = runs[i].peer->name;
+			lat_stats(&runs[i], tmp, &kinds[n].peer[i - 2]);
+		}
 	}
-	free(lib_ticks);
-	free(base_ticks);
+	for (i = 0; i < 2 + k->npeers; i++)
+		free(ticks[i]);
 	free(tmp);
 	return n;
 }
@@ -608,7 +727,7 @@ static int latch_check(void *ctx)
 	struct latch *k = ctx;
 	uint32_t i;
 
-	if (latch_same_tables(k))
+	if (latch_same_tables(k, PEER_CHECKED_KEYS))
 		return -1;
 	for (i = 0; i < CHECKED_INPUTS; i++)
 		if (!latch_same_find(ibk_pkey_table_find(&k->t, k->keys[i],
@@ -664,14 +783,32 @@ static uint64_t refill_base(void *ctx, uint64_t iters)
 	return iters;
 }
 
-/* After the same refill, both tables hold the same entries. */
+/* A peer's refills back to back, the same way. */
+__attribute__((noinline))
+static uint64_t refill_peer(void *ctx, uint64_t iters)
+{
+	struct latch_peer *p = ctx;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		latch_refill_peer(p, p->k->contents[i & 1]);
+		BENCH_BARRIER();
+	}
+	return iters;
+}
+
+/* After the same refill, both tables and every peer hold the same
+ * entries. */
 static int refill_check(void *ctx)
 {
 	struct latch *k = ctx;
+	unsigned i;
 
 	latch_refill_lib(k, k->contents[1]);
 	latch_refill_base(k, k->contents[1]);
-	return latch_same_tables(k);
+	for (i = 0; i < k->npeers; i++)
+		latch_refill_peer(&k->peers[i], k->contents[1]);
+	return latch_same_tables(k, PEER_CHECKED_KEYS);
 }
 
 /*
@@ -724,7 +861,47 @@ static uint64_t set_base(void *ctx, uint64_t iters)
 	return sum;
 }
 
-/* The same sets leave the same entries, and finds agree after them. */
+/* A peer's next sets, its library's way (a fresh copy for RCU). */
+__attribute__((noinline))
+static uint64_t set_peer(void *ctx, uint64_t iters)
+{
+	struct latch_peer *p = ctx;
+	uint64_t sum = 0;
+	uint64_t i, n;
+
+	for (i = 0; i < iters; i++) {
+		n = p->sets++;
+		sum += (uint64_t)p->ops->set(p->cache, set_index(p->k, n),
+					     set_key(p->k, n));
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* Every peer with @run as its side. */
+static unsigned latch_peer_sides(struct latch *k, bench_run_fn run,
+				 struct bench_side *sides)
+{
+	unsigned i;
+
+	for (i = 0; i < k->npeers; i++)
+		sides[i] = (struct bench_side){ k->peers[i].ops->name, run,
+						&k->peers[i] };
+	return k->npeers;
+}
+
+static unsigned refill_peers(void *ctx, struct bench_side *sides)
+{
+	return latch_peer_sides(ctx, refill_peer, sides);
+}
+
+static unsigned set_peers(void *ctx, struct bench_side *sides)
+{
+	return latch_peer_sides(ctx, set_peer, sides);
+}
+
+/* The same sets leave the same entries in both tables and every peer,
+ * and finds agree after them. */
 static int set_check(void *ctx)
 {
 	struct latch *k = ctx;
@@ -732,7 +909,9 @@ static int set_check(void *ctx)
 
 	set_lib(k, CHECKED_INPUTS);
 	set_base(k, CHECKED_INPUTS);
-	if (latch_same_tables(k))
+	for (i = 0; i < k->npeers; i++)
+		set_peer(&k->peers[i], CHECKED_INPUTS);
+	if (latch_same_tables(k, PEER_CHECKED_KEYS))
 		return -1;
 	for (i = 0; i < CHECKED_INPUTS; i++)
 		if (!latch_same_find(ibk_pkey_table_find(&k->t, k->keys[i],
@@ -764,6 +943,7 @@ const struct bench_case bench_latch_cases[] = {
 		.ops_per_iter = 1,
 		.setup = latch_setup, .teardown = latch_teardown,
 		.lib = refill_lib, .base = refill_base, .check = refill_check,
+		.peers = refill_peers,
 	},
 	{
 		.name = "set_one", .base_name = "rwlock_store",
@@ -773,6 +953,7 @@ const struct bench_case bench_latch_cases[] = {
 		.ops_per_iter = 1,
 		.setup = latch_setup, .teardown = latch_teardown,
 		.lib = set_lib, .base = set_base, .check = set_check,
+		.peers = set_peers,
 	},
 };
 

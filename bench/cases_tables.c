@@ -7,6 +7,7 @@
  */
 #include "bench.h"
 #include "baseline.h"
+#include "peers.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -350,17 +351,30 @@ static void gid_find_note(void *ctx, char *buf, size_t len)
 #define CACHED_INDEXES 4096	/* random indexes each reader walks */
 #define MAX_READERS 2
 #define WRITER_PERIOD_NS 1000000	/* one refill a millisecond */
+#define CACHED_SIDES (2 + BENCH_MAX_PEERS)	/* lib, base, the peers */
+#define CACHED_IDLE (-1)	/* no side reading: writers wait */
 
 struct cached;
-typedef uint64_t (*cached_read_fn)(struct cached *c, unsigned thread,
+struct cached_side;
+typedef uint64_t (*cached_read_fn)(struct cached_side *s, unsigned thread,
 				   uint64_t iters);
 
-/* One writer: refills its table every millisecond, alternating contents. */
-struct cached_writer {
-	pthread_t thread;
+/*
+ * One way of reading the table (the library, the rwlock cache or a peer)
+ * and its writer, which refills that side's table every millisecond while
+ * the side is being timed, alternating contents; idle otherwise, so that
+ * no side's writer (or its synchronize_rcu()) lands on another side's
+ * samples.
+ */
+struct cached_side {
 	struct cached *c;
-	void (*refill)(struct cached *c, const ibk_pkey_t *keys);
-	uint64_t start_ns;
+	int id;				/* index in c->sides */
+	cached_read_fn read;
+	void (*refill)(struct cached_side *s, const ibk_pkey_t *keys);
+	const struct bench_peer *peer;	/* a peer's side, else NULL */
+	void *peer_cache;
+	pthread_t writer;
+	uint64_t read_ns;		/* time spent reading, all runs */
 	atomic_uint_fast64_t refills;
 };
 
@@ -372,35 +386,45 @@ struct cached {
 	unsigned readers;
 	pthread_t helpers[MAX_READERS - 1];
 	pthread_barrier_t start, done;
-	cached_read_fn read;		/* what the readers run next */
+	struct cached_side sides[CACHED_SIDES];
+	unsigned nsides;
+	atomic_int active;		/* the side being timed */
 	uint64_t iters;
 	uint64_t helper_sum[MAX_READERS];
-	struct cached_writer lib_writer, base_writer;
 	atomic_bool stop;
 };
 
-static void cached_refill_lib(struct cached *c, const ibk_pkey_t *keys)
+static void cached_refill_lib(struct cached_side *s, const ibk_pkey_t *keys)
 {
-	pkey_tables_fill(&c->p, keys);
+	pkey_tables_fill(&s->c->p, keys);
 }
 
-static void cached_refill_base(struct cached *c, const ibk_pkey_t *keys)
+static void cached_refill_base(struct cached_side *s, const ibk_pkey_t *keys)
 {
-	base_cache_refill(&c->cache, keys, CACHED_LEN);
+	base_cache_refill(&s->c->cache, keys, CACHED_LEN);
+}
+
+static void cached_refill_peer(struct cached_side *s, const ibk_pkey_t *keys)
+{
+	s->peer->refill(s->peer_cache, keys);
 }
 
 static void *cached_writer_main(void *arg)
 {
-	struct cached_writer *w = arg;
+	struct cached_side *s = arg;
+	struct cached *c = s->c;
 	struct timespec next;
 	uint64_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!atomic_load(&w->c->stop)) {
-		n = atomic_load_explicit(&w->refills, memory_order_relaxed);
-		w->refill(w->c, w->c->contents[n & 1]);
-		atomic_store_explicit(&w->refills, n + 1,
-				      memory_order_relaxed);
+	while (!atomic_load(&c->stop)) {
+		if (atomic_load(&c->active) == s->id) {
+			n = atomic_load_explicit(&s->refills,
+						 memory_order_relaxed);
+			s->refill(s, c->contents[n & 1]);
+			atomic_store_explicit(&s->refills, n + 1,
+					      memory_order_relaxed);
+		}
 		next.tv_nsec += WRITER_PERIOD_NS;
 		if (next.tv_nsec >= 1000000000) {
 			next.tv_nsec -= 1000000000;
@@ -414,16 +438,21 @@ static void *cached_writer_main(void *arg)
 }
 
 /* Reader loops: each thread starts at its own place in the indexes. */
+static uint64_t cached_first(unsigned thread)
+{
+	return thread * (CACHED_INDEXES / MAX_READERS);
+}
+
 static uint32_t cached_index(const struct cached *c, unsigned thread,
 			     uint64_t i)
 {
-	return c->index[(i + thread * (CACHED_INDEXES / MAX_READERS)) %
-			CACHED_INDEXES];
+	return c->index[(i + cached_first(thread)) % CACHED_INDEXES];
 }
 
-static uint64_t cached_read_lib(struct cached *c, unsigned thread,
+static uint64_t cached_read_lib(struct cached_side *s, unsigned thread,
 				uint64_t iters)
 {
+	struct cached *c = s->c;
 	uint64_t sum = 0;
 	uint64_t i;
 
@@ -437,9 +466,10 @@ static uint64_t cached_read_lib(struct cached *c, unsigned thread,
 	return sum;
 }
 
-static uint64_t cached_read_base(struct cached *c, unsigned thread,
+static uint64_t cached_read_base(struct cached_side *s, unsigned thread,
 				 uint64_t iters)
 {
+	struct cached *c = s->c;
 	uint64_t sum = 0;
 	uint64_t i;
 
@@ -453,10 +483,29 @@ static uint64_t cached_read_base(struct cached *c, unsigned thread,
 	return sum;
 }
 
+/* A peer's own reader loop, over the same indexes in the same order. */
+static uint64_t cached_read_peer(struct cached_side *s, unsigned thread,
+				 uint64_t iters)
+{
+	return s->peer->get_loop(s->peer_cache, s->c->index,
+				 CACHED_INDEXES - 1, cached_first(thread),
+				 iters);
+}
+
 struct cached_helper {
 	struct cached *c;
 	unsigned thread;
 };
+
+/* Unregisters the calling thread from every peer's library. */
+static void cached_exit_peers(struct cached *c)
+{
+	unsigned i;
+
+	for (i = 2; i < c->nsides; i++)
+		if (c->sides[i].peer->exit)
+			c->sides[i].peer->exit();
+}
 
 /* Reader threads past the first (which is the timing thread itself). */
 static void *cached_helper_main(void *arg)
@@ -464,29 +513,37 @@ static void *cached_helper_main(void *arg)
 	struct cached_helper *h = arg;
 	struct cached *c = h->c;
 	unsigned thread = h->thread;
+	struct cached_side *s;
 
 	free(h);
 	for (;;) {
 		pthread_barrier_wait(&c->start);
-		if (atomic_load(&c->stop))
+		if (atomic_load(&c->stop)) {
+			cached_exit_peers(c);
 			return NULL;
-		c->helper_sum[thread] = c->read(c, thread, c->iters);
+		}
+		s = &c->sides[atomic_load(&c->active)];
+		c->helper_sum[thread] = s->read(s, thread, c->iters);
 		pthread_barrier_wait(&c->done);
 	}
 }
 
-/* All readers do iters reads at once; returns when the last is done. */
-static uint64_t cached_run(struct cached *c, cached_read_fn read,
-			   uint64_t iters)
+/* All readers do iters reads of side @s at once, its writer running;
+ * returns when the last is done. */
+static uint64_t cached_run(void *ctx, uint64_t iters)
 {
-	uint64_t sum;
+	struct cached_side *s = ctx;
+	struct cached *c = s->c;
+	uint64_t sum, t0 = bench_now_ns();
 	unsigned i;
 
-	c->read = read;
+	atomic_store(&c->active, s->id);
 	c->iters = iters;
 	pthread_barrier_wait(&c->start);
-	sum = read(c, 0, iters);
+	sum = s->read(s, 0, iters);
 	pthread_barrier_wait(&c->done);
+	atomic_store(&c->active, CACHED_IDLE);
+	s->read_ns += bench_now_ns() - t0;
 	for (i = 1; i < c->readers; i++)
 		sum += c->helper_sum[i];
 	return sum;
@@ -495,23 +552,46 @@ static uint64_t cached_run(struct cached *c, cached_read_fn read,
 __attribute__((noinline))
 static uint64_t cached_lib(void *ctx, uint64_t iters)
 {
-	return cached_run(ctx, cached_read_lib, iters);
+	struct cached *c = ctx;
+
+	return cached_run(&c->sides[0], iters);
 }
 
 __attribute__((noinline))
 static uint64_t cached_base(void *ctx, uint64_t iters)
 {
-	return cached_run(ctx, cached_read_base, iters);
+	struct cached *c = ctx;
+
+	return cached_run(&c->sides[1], iters);
 }
 
-static void cached_start_writer(struct cached *c, struct cached_writer *w,
-				void (*refill)(struct cached *,
-					       const ibk_pkey_t *))
+static unsigned cached_peers(void *ctx, struct bench_side *sides)
 {
-	w->c = c;
-	w->refill = refill;
-	w->start_ns = bench_now_ns();
-	if (pthread_create(&w->thread, NULL, cached_writer_main, w)) {
+	struct cached *c = ctx;
+	unsigned i;
+
+	for (i = 2; i < c->nsides; i++)
+		sides[i - 2] = (struct bench_side){ c->sides[i].peer->name,
+						    cached_run, &c->sides[i] };
+	return c->nsides - 2;
+}
+
+/* Side @id reads with @read, refills with @refill, and gets its writer. */
+static void cached_add_side(struct cached *c, cached_read_fn read,
+			    void (*refill)(struct cached_side *,
+					   const ibk_pkey_t *),
+			    const struct bench_peer *peer)
+{
+	struct cached_side *s = &c->sides[c->nsides];
+
+	s->c = c;
+	s->id = (int)c->nsides++;
+	s->read = read;
+	s->refill = refill;
+	s->peer = peer;
+	if (peer)
+		s->peer_cache = peer->create(c->contents[0], CACHED_LEN);
+	if (pthread_create(&s->writer, NULL, cached_writer_main, s)) {
 		fprintf(stderr, "bench: cannot start a writer thread\n");
 		exit(2);
 	}
@@ -535,9 +615,10 @@ static void cached_start_helpers(struct cached *c)
 }
 
 /*
- * The lock-free table, and the rwlock cache (writer-preferring, as the
+ * The lock-free table, the rwlock cache (writer-preferring, as the
  * kernel's rwlock lets a waiting writer in ahead of new readers; glibc's
- * default would let readers starve the writer and skip the refills).
+ * default would let readers starve the writer and skip the refills) and
+ * every peer this build has, all holding contents[0].
  */
 static void *cached_setup(const struct bench_case *c)
 {
@@ -547,6 +628,7 @@ static void *cached_setup(const struct bench_case *c)
 	size_t i;
 
 	k->readers = c->threads;
+	atomic_store(&k->active, CACHED_IDLE);
 	random_pkeys(&r, k->contents[0], CACHED_LEN);
 	random_pkeys(&r, k->contents[1], CACHED_LEN);
 	for (i = 0; i < CACHED_INDEXES; i++)
@@ -563,8 +645,11 @@ static void *cached_setup(const struct bench_case *c)
 	pthread_barrier_init(&k->start, NULL, k->readers);
 	pthread_barrier_init(&k->done, NULL, k->readers);
 	cached_start_helpers(k);
-	cached_start_writer(k, &k->lib_writer, cached_refill_lib);
-	cached_start_writer(k, &k->base_writer, cached_refill_base);
+	cached_add_side(k, cached_read_lib, cached_refill_lib, NULL);
+	cached_add_side(k, cached_read_base, cached_refill_base, NULL);
+	for (i = 0; i < bench_npeers; i++)
+		cached_add_side(k, cached_read_peer, cached_refill_peer,
+				bench_peers[i]);
 	return k;
 }
 
@@ -577,8 +662,11 @@ static void cached_teardown(void *ctx)
 	pthread_barrier_wait(&c->start);
 	for (i = 1; i < c->readers; i++)
 		pthread_join(c->helpers[i - 1], NULL);
-	pthread_join(c->lib_writer.thread, NULL);
-	pthread_join(c->base_writer.thread, NULL);
+	for (i = 0; i < c->nsides; i++) {
+		pthread_join(c->sides[i].writer, NULL);
+		if (c->sides[i].peer)
+			c->sides[i].peer->destroy(c->sides[i].peer_cache);
+	}
 	pthread_barrier_destroy(&c->start);
 	pthread_barrier_destroy(&c->done);
 	pthread_rwlock_destroy(&c->cache.lock);
@@ -587,7 +675,11 @@ static void cached_teardown(void *ctx)
 	free(c);
 }
 
-/* Every read, by either side, returns an entry of one of the two tables. */
+/*
+ * Before any writer runs: the rwlock cache gives the library's entry at
+ * every index, and every peer that and the library's index for every key
+ * of both contents.
+ */
 static int cached_check(void *ctx)
 {
 	struct cached *c = ctx;
@@ -598,29 +690,36 @@ static int cached_check(void *ctx)
 		uint16_t base = 0;
 
 		if (ibk_pkey_table_get(&c->p.t, i, &lib) ||
-		    base_cache_get(&c->cache, i, &base))
-			return -1;
-		if ((lib != c->contents[0][i] && lib != c->contents[1][i]) ||
-		    (base != c->contents[0][i] && base != c->contents[1][i]))
+		    base_cache_get(&c->cache, i, &base) || lib != base)
 			return -1;
 	}
+	for (i = 2; i < c->nsides; i++)
+		if (bench_peer_agrees(c->sides[i].peer, c->sides[i].peer_cache,
+				      &c->p.t, CACHED_LEN, &c->contents[0][0],
+				      2 * CACHED_LEN))
+			return -1;
 	return 0;
 }
 
-/* Refills a second since the writer started. */
-static double writer_rate(const struct cached_writer *w)
+/* Refills a second of the side's reading. */
+static double writer_rate(const struct cached_side *s)
 {
-	return 1e9 * (double)atomic_load(&w->refills) /
-	       (double)(bench_now_ns() - w->start_ns);
+	return s->read_ns ? 1e9 * (double)atomic_load(&s->refills) /
+			    (double)s->read_ns : 0;
 }
 
 static void cached_note(void *ctx, char *buf, size_t len)
 {
 	struct cached *c = ctx;
+	size_t at;
+	unsigned i;
 
-	snprintf(buf, len, "writers refilled %.0f/s (lib table) and %.0f/s "
-		 "(rwlock cache) over the case", writer_rate(&c->lib_writer),
-		 writer_rate(&c->base_writer));
+	at = (size_t)snprintf(buf, len, "writer refills a second of reading:");
+	for (i = 0; i < c->nsides && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, " %s %.0f",
+				       i ? i > 1 ? c->sides[i].peer->name :
+				       "pthread_rwlock" : "lib",
+				       writer_rate(&c->sides[i]));
 }
 
 /* ------------------------------------------------------------------------
@@ -718,47 +817,27 @@ static int ref_check_check(void *ctx)
 }
 
 /* ------------------------------------------------------------------------
- * port_rx_burst: a port's receive path, 32 UD packets per burst
+ * A port for the receive cases: the library's, and the rwlock cache
  * ------------------------------------------------------------------------ */
 
 #define PORT_GIDS 16
-#define PORT_QP_PKEY 0x8123	/* rx_ud_burst's QP keys and packets */
-#define PORT_QP_QKEY 0x00000b1b
-#define PORT_RX_SEED 0x1b1b0003
 
-struct port_rx {
+struct port {
 	struct ibk_port port;		/* first: 64-byte aligned */
 	struct base_pkey_cache cache;
 	struct base_port_counters counters;
-	struct ibk_qp_keys qp;
 	struct ibk_pkey_cell *pkey_cells;
 	struct ibk_hash_slot *pkey_slots;
 	struct ibk_gid_cell *gid_cells;
 	struct ibk_hash_slot *gid_slots;
-	uint8_t *buffers;
-	const void *hdrs[BENCH_RX_SEQUENCE];
-	uint8_t verdicts[BENCH_RX_BURST];
-	uint8_t lib_verdicts[BENCH_RX_SEQUENCE];
-	uint8_t base_verdicts[BENCH_RX_SEQUENCE];
+	uint8_t *buffers;		/* the packets */
 };
 
-/*
- * An ACTIVE port whose 128-entry P_Key table holds random keys but the
- * QP's, full, at a random index; the rwlock cache holds the same table.
- * The packets are rx_ud_burst's (same seed), so the two cases compare.
- */
-static void *port_rx_setup(const struct bench_case *c)
+/* An ACTIVE port whose 128-entry P_Key table holds @keys, and the rwlock
+ * cache of the same table; buffers for @nbuffers packets. */
+static void port_init(struct port *k, const ibk_pkey_t *keys,
+		      unsigned nbuffers)
 {
-	struct port_rx *k = bench_alloc(sizeof(*k));
-	struct bench_rng r = { 0x1b1b0050 };
-	struct bench_rng packets = { PORT_RX_SEED };
-	ibk_pkey_t keys[CACHED_LEN];
-
-	random_pkeys(&r, keys, CACHED_LEN);
-	k->qp.type = IBK_QPT_UD;
-	k->qp.pkey_index = (uint16_t)bench_rng_below(&r, CACHED_LEN);
-	k->qp.qkey = PORT_QP_QKEY;
-	keys[k->qp.pkey_index] = PORT_QP_PKEY;
 	k->pkey_cells = bench_alloc(IBK_PKEY_CELLS(CACHED_LEN) *
 				    sizeof(*k->pkey_cells));
 	k->pkey_slots = bench_alloc(IBK_HASH_SLOTS(CACHED_LEN) *
@@ -777,18 +856,14 @@ static void *port_rx_setup(const struct bench_case *c)
 		exit(2);
 	}
 	pthread_rwlock_init(&k->cache.lock, NULL);
-	k->cache.table = bench_alloc(sizeof(keys));
+	k->cache.table = bench_alloc(CACHED_LEN * sizeof(uint16_t));
 	base_cache_refill(&k->cache, keys, CACHED_LEN);
-	k->buffers = bench_alloc(BENCH_RX_BUFFERS * BENCH_RX_BUFFER_SIZE);
-	bench_rx_packets(&packets, PORT_QP_PKEY, PORT_QP_QKEY,
-			 (unsigned)c->param, k->buffers, k->hdrs);
-	return k;
+	k->buffers = bench_alloc(nbuffers * BENCH_RX_BUFFER_SIZE);
 }
 
-static void port_rx_teardown(void *ctx)
+/* Frees what port_init() allocated. */
+static void port_free(struct port *k)
 {
-	struct port_rx *k = ctx;
-
 	pthread_rwlock_destroy(&k->cache.lock);
 	free(k->cache.table);
 	free(k->pkey_cells);
@@ -796,15 +871,93 @@ static void port_rx_teardown(void *ctx)
 	free(k->gid_cells);
 	free(k->gid_slots);
 	free(k->buffers);
-	free(k);
+}
+
+/* A receive case's teardown: its struct port comes first. */
+static void port_teardown(void *ctx)
+{
+	port_free(ctx);
+	free(ctx);
+}
+
+/* Both sides' counters to zero, before a burst that port_agrees() checks. */
+static void port_counters_reset(struct port *k)
+{
+	ibk_counter16_reset(&k->port.pkey_violations);
+	ibk_counter16_reset(&k->port.qkey_violations);
+	memset(&k->counters, 0, sizeof(k->counters));
+}
+
+/* After one burst of @n from zeroed counters: the same number accepted,
+ * the same verdicts, and each side's counters bumped by its drops. */
+static int port_agrees(const struct port *k, const uint8_t *lib_verdicts,
+		       const uint8_t *base_verdicts, size_t lib_n,
+		       size_t base_n, size_t n)
+{
+	unsigned drops[BASE_VERDICTS] = { 0 };
+	size_t i;
+
+	if (lib_n != base_n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!bench_rx_same_verdict(lib_verdicts[i], base_verdicts[i]))
+			return -1;
+		drops[base_verdicts[i]]++;
+	}
+	if (ibk_counter16_read(&k->port.pkey_violations) !=
+	    drops[BASE_DROP_PKEY] ||
+	    k->counters.pkey_violations != drops[BASE_DROP_PKEY] ||
+	    ibk_counter16_read(&k->port.qkey_violations) !=
+	    drops[BASE_DROP_QKEY] ||
+	    k->counters.qkey_violations != drops[BASE_DROP_QKEY])
+		return -1;
+	return 0;
 }
 
 /* One iteration is one burst; bursts walk the packets in turn. */
-static const void *const *port_rx_burst_at(const struct port_rx *k,
-					   uint64_t i)
+static size_t port_burst_at(uint64_t i)
 {
-	return k->hdrs + (i % (BENCH_RX_SEQUENCE / BENCH_RX_BURST)) *
-			 BENCH_RX_BURST;
+	return (i % (BENCH_RX_SEQUENCE / BENCH_RX_BURST)) * BENCH_RX_BURST;
+}
+
+/* ------------------------------------------------------------------------
+ * port_rx_burst: a port's receive path, 32 UD packets per burst to one QP
+ * ------------------------------------------------------------------------ */
+
+#define PORT_QP_PKEY 0x8123	/* rx_ud_burst's QP keys and packets */
+#define PORT_QP_QKEY 0x00000b1b
+#define PORT_RX_SEED 0x1b1b0003
+
+struct port_rx {
+	struct port p;			/* first: 64-byte aligned */
+	struct ibk_qp_keys qp;
+	const void *hdrs[BENCH_RX_SEQUENCE];
+	uint8_t verdicts[BENCH_RX_BURST];
+	uint8_t lib_verdicts[BENCH_RX_SEQUENCE];
+	uint8_t base_verdicts[BENCH_RX_SEQUENCE];
+};
+
+/*
+ * The port's table holds random keys but the QP's, full, at a random
+ * index. The packets are rx_ud_burst's (same seed), so the two cases
+ * compare.
+ */
+static void *port_rx_setup(const struct bench_case *c)
+{
+	struct port_rx *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0050 };
+	struct bench_rng packets = { PORT_RX_SEED };
+	ibk_pkey_t keys[CACHED_LEN];
+
+	random_pkeys(&r, keys, CACHED_LEN);
+	k->qp.type = IBK_QPT_UD;
+	k->qp.pkey_index = (uint16_t)bench_rng_below(&r, CACHED_LEN);
+	k->qp.qkey = PORT_QP_QKEY;
+	keys[k->qp.pkey_index] = PORT_QP_PKEY;
+	port_init(&k->p, keys, BENCH_RX_BUFFERS);
+	bench_rx_packets(&packets, PORT_QP_PKEY, PORT_QP_QKEY,
+			 (unsigned)c->param, k->p.buffers, k->hdrs);
+	return k;
 }
 
 __attribute__((noinline))
@@ -815,8 +968,8 @@ static uint64_t port_rx_lib(void *ctx, uint64_t iters)
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		accepted += ibk_port_rx_burst(&k->port, &k->qp,
-					      port_rx_burst_at(k, i),
+		accepted += ibk_port_rx_burst(&k->p.port, &k->qp,
+					      k->hdrs + port_burst_at(i),
 					      k->verdicts, BENCH_RX_BURST);
 		BENCH_BARRIER();
 	}
@@ -831,50 +984,32 @@ static uint64_t port_rx_base(void *ctx, uint64_t iters)
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		accepted += base_port_rx_ud(&k->cache, &k->counters,
+		accepted += base_port_rx_ud(&k->p.cache, &k->p.counters,
 					    k->qp.pkey_index, k->qp.qkey,
-					    port_rx_burst_at(k, i),
+					    k->hdrs + port_burst_at(i),
 					    k->verdicts, BENCH_RX_BURST);
 		BENCH_BARRIER();
 	}
 	return accepted;
 }
 
-/* Burst by burst: the same verdicts, and each side's counters bumped by
- * the burst's P_Key and Q_Key drops. */
+/* Burst by burst, port_agrees(). */
 static int port_rx_check(void *ctx)
 {
 	struct port_rx *k = ctx;
-	size_t b, i;
+	size_t b, lib_n, base_n;
 
 	for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
-		unsigned drops[3] = { 0, 0, 0 };
-		size_t lib_n, base_n;
-
-		ibk_counter16_reset(&k->port.pkey_violations);
-		ibk_counter16_reset(&k->port.qkey_violations);
-		memset(&k->counters, 0, sizeof(k->counters));
-		lib_n = ibk_port_rx_burst(&k->port, &k->qp, k->hdrs + b,
+		port_counters_reset(&k->p);
+		lib_n = ibk_port_rx_burst(&k->p.port, &k->qp, k->hdrs + b,
 					  k->lib_verdicts + b, BENCH_RX_BURST);
-		base_n = base_port_rx_ud(&k->cache, &k->counters,
+		base_n = base_port_rx_ud(&k->p.cache, &k->p.counters,
 					 k->qp.pkey_index, k->qp.qkey,
 					 k->hdrs + b, k->base_verdicts + b,
 					 BENCH_RX_BURST);
-		if (lib_n != base_n)
-			return -1;
-		for (i = b; i < b + BENCH_RX_BURST; i++) {
-			if (!bench_rx_same_verdict(k->lib_verdicts[i],
-						  k->base_verdicts[i]))
-				return -1;
-			if (k->base_verdicts[i] < 3)
-				drops[k->base_verdicts[i]]++;
-		}
-		if (ibk_counter16_read(&k->port.pkey_violations) !=
-		    drops[BASE_DROP_PKEY] ||
-		    k->counters.pkey_violations != drops[BASE_DROP_PKEY] ||
-		    ibk_counter16_read(&k->port.qkey_violations) !=
-		    drops[BASE_DROP_QKEY] ||
-		    k->counters.qkey_violations != drops[BASE_DROP_QKEY])
+		if (port_agrees(&k->p, k->lib_verdicts + b,
+				k->base_verdicts + b, lib_n, base_n,
+				BENCH_RX_BURST))
 			return -1;
 	}
 	return 0;
@@ -886,6 +1021,188 @@ static void port_rx_note(void *ctx, char *buf, size_t len)
 
 	bench_rx_note(PORT_QP_PKEY, PORT_QP_QKEY, k->hdrs, k->base_verdicts,
 		      buf, len);
+}
+
+/* ------------------------------------------------------------------------
+ * port_rx_mixed: bursts of 32 to many QPs, UD and RC, each its own index
+ * ------------------------------------------------------------------------ */
+
+#define MIXED_QPS 64
+#define MIXED_BUFFERS 1024	/* 64 KiB of packets, 16 per QP */
+
+struct port_mixed {
+	struct port p;			/* first: 64-byte aligned */
+	struct ibk_qp_keys qps[MIXED_QPS];
+	struct base_qp base_qps[MIXED_QPS];
+	const void *hdrs[BENCH_RX_SEQUENCE];
+	const struct ibk_qp_keys *lib_to[BENCH_RX_SEQUENCE];
+	const struct base_qp *base_to[BENCH_RX_SEQUENCE];
+	uint8_t verdicts[BENCH_RX_BURST];
+	uint8_t lib_verdicts[BENCH_RX_SEQUENCE];
+	uint8_t base_verdicts[BENCH_RX_SEQUENCE];
+};
+
+/* RC opcodes a responder receives: SEND only, RDMA WRITE only, RDMA READ
+ * request, SEND first (IBA 9.2, table 38). */
+static const uint8_t mixed_rc_opcodes[] = { 0x04, 0x0a, 0x0c, 0x00 };
+
+/*
+ * 64 QPs, even ones UD, odd ones RC, each with a random Q_Key (an RC QP's
+ * is never checked) at its own random index of the port's 128-entry
+ * table of random keys, its entry made a full member. Buffer b holds a
+ * packet to QP b % 64 (a UD SEND only, or an RC opcode at random) with a
+ * P_Key drop 1 in c->param and, for UD, a Q_Key drop 1 in c->param of the
+ * rest; the 4 bytes where a DETH's Q_Key would sit never hold an RC QP's
+ * Q_Key, so that a check reading them for RC shows. The packets arrive in
+ * a random order of 2^20, each to its buffer's QP.
+ */
+static void *port_mixed_setup(const struct bench_case *c)
+{
+	struct port_mixed *k = bench_alloc(sizeof(*k));
+	struct bench_rng r = { 0x1b1b0070 };
+	uint8_t taken[CACHED_LEN] = { 0 };
+	ibk_pkey_t keys[CACHED_LEN];
+	unsigned q, b;
+	size_t i;
+
+	random_pkeys(&r, keys, CACHED_LEN);
+	for (q = 0; q < MIXED_QPS; q++) {
+		uint16_t index;
+
+		do
+			index = (uint16_t)bench_rng_below(&r, CACHED_LEN);
+		while (taken[index]);
+		taken[index] = 1;
+		keys[index] |= IBK_PKEY_FULL_MEMBER;
+		k->qps[q].type = q % 2 ? IBK_QPT_RC : IBK_QPT_UD;
+		k->qps[q].pkey = keys[index];	/* unused: read from the table */
+		k->qps[q].pkey_index = index;
+		k->qps[q].qkey = (uint32_t)bench_rng_next(&r) & 0x7fffffffu;
+		k->base_qps[q] = (struct base_qp){ q % 2 == 0, index,
+						   k->qps[q].qkey };
+	}
+	port_init(&k->p, keys, MIXED_BUFFERS);
+	for (b = 0; b < MIXED_BUFFERS; b++) {
+		const struct ibk_qp_keys *qp = &k->qps[b % MIXED_QPS];
+		uint8_t opcode = qp->type == IBK_QPT_UD ? 0x64 :
+				 mixed_rc_opcodes[bench_rng_below(&r, 4)];
+
+		bench_rx_write_packet(&r, opcode, qp->pkey,
+				      qp->type == IBK_QPT_UD ? qp->qkey :
+				      ~qp->qkey, (unsigned)c->param,
+				      k->p.buffers + b * BENCH_RX_BUFFER_SIZE +
+				      BENCH_LRH_LEN);
+	}
+	for (i = 0; i < BENCH_RX_SEQUENCE; i++) {
+		b = bench_rng_below(&r, MIXED_BUFFERS);
+		k->hdrs[i] = k->p.buffers + b * BENCH_RX_BUFFER_SIZE +
+			     BENCH_LRH_LEN;
+		k->lib_to[i] = &k->qps[b % MIXED_QPS];
+		k->base_to[i] = &k->base_qps[b % MIXED_QPS];
+	}
+	return k;
+}
+
+__attribute__((noinline))
+static uint64_t port_mixed_lib(void *ctx, uint64_t iters)
+{
+	struct port_mixed *k = ctx;
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		size_t at = port_burst_at(i);
+
+		accepted += ibk_port_rx_mixed(&k->p.port, k->lib_to + at,
+					      k->hdrs + at, k->verdicts, NULL,
+					      BENCH_RX_BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+/* A baseline's receive path for a burst to many QPs (baseline.h). */
+typedef size_t (*port_base_fn)(struct base_pkey_cache *c,
+			       struct base_port_counters *counters,
+			       const struct base_qp *const *qps,
+			       const void *const *hdrs, uint8_t *verdicts,
+			       size_t n);
+
+static inline uint64_t port_mixed_run(struct port_mixed *k, port_base_fn rx,
+			       uint64_t iters)
+{
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		size_t at = port_burst_at(i);
+
+		accepted += rx(&k->p.cache, &k->p.counters, k->base_to + at,
+			       k->hdrs + at, k->verdicts, BENCH_RX_BURST);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+__attribute__((noinline))
+static uint64_t port_mixed_base(void *ctx, uint64_t iters)
+{
+	return port_mixed_run(ctx, base_port_rx, iters);
+}
+
+__attribute__((noinline))
+static uint64_t port_mixed_burst_locked(void *ctx, uint64_t iters)
+{
+	return port_mixed_run(ctx, base_port_rx_locked_burst, iters);
+}
+
+/* Burst by burst, port_agrees() for both rwlock stacks. */
+static int port_mixed_check(void *ctx)
+{
+	struct port_mixed *k = ctx;
+	size_t b, lib_n, base_n;
+	int locked;
+
+	for (locked = 0; locked < 2; locked++) {
+		port_base_fn rx = locked ? base_port_rx_locked_burst :
+				  base_port_rx;
+
+		for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
+			port_counters_reset(&k->p);
+			lib_n = ibk_port_rx_mixed(&k->p.port, k->lib_to + b,
+						  k->hdrs + b,
+						  k->lib_verdicts + b, NULL,
+						  BENCH_RX_BURST);
+			base_n = rx(&k->p.cache, &k->p.counters,
+				    k->base_to + b, k->hdrs + b,
+				    k->base_verdicts + b, BENCH_RX_BURST);
+			if (port_agrees(&k->p, k->lib_verdicts + b,
+					k->base_verdicts + b, lib_n, base_n,
+					BENCH_RX_BURST))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static unsigned port_mixed_peers(void *ctx, struct bench_side *sides)
+{
+	sides[0] = (struct bench_side){ "rwlock_per_burst",
+					port_mixed_burst_locked, ctx };
+	return 1;
+}
+
+static void port_mixed_note(void *ctx, char *buf, size_t len)
+{
+	struct port_mixed *k = ctx;
+	unsigned count[BASE_VERDICTS] = { 0 };
+	size_t i;
+
+	for (i = 0; i < BENCH_RX_SEQUENCE; i++)
+		count[k->base_verdicts[i]]++;
+	snprintf(buf, len, "%u packets: %u accept, %u P_Key drop, %u Q_Key "
+		 "drop", BENCH_RX_SEQUENCE, count[BASE_ACCEPT],
+		 count[BASE_DROP_PKEY], count[BASE_DROP_QKEY]);
 }
 
 /* ------------------------------------------------------------------------
@@ -920,6 +1237,7 @@ static void port_rx_note(void *ctx, char *buf, size_t len)
 	.setup = cached_setup, .teardown = cached_teardown,		\
 	.lib = cached_lib, .base = cached_base,				\
 	.check = cached_check, .note = cached_note,			\
+	.peers = cached_peers,						\
 }
 
 const struct bench_case bench_tables_cases[] = {
@@ -947,9 +1265,22 @@ const struct bench_case bench_tables_cases[] = {
 			  "ACTIVE port; P_Key drop 1/16, Q_Key drop 1/16; one "
 			  "thread, no writer",
 		.param = 16, .ops_per_iter = BENCH_RX_BURST,
-		.setup = port_rx_setup, .teardown = port_rx_teardown,
+		.setup = port_rx_setup, .teardown = port_teardown,
 		.lib = port_rx_lib, .base = port_rx_base,
 		.check = port_rx_check, .note = port_rx_note,
+	},
+	{
+		.name = "port_rx_mixed", .base_name = "rwlock_per_packet",
+		.inputs = "bursts of 32 to 64 QPs (UD and RC alternately, "
+			  "each at its own index of an ACTIVE port's "
+			  "128-entry table) from 1024 packets in a random "
+			  "order of 2^20; P_Key drop 1/16, UD Q_Key drop 1/16; "
+			  "one thread, no writer",
+		.param = 16, .ops_per_iter = BENCH_RX_BURST,
+		.setup = port_mixed_setup, .teardown = port_teardown,
+		.lib = port_mixed_lib, .base = port_mixed_base,
+		.check = port_mixed_check, .note = port_mixed_note,
+		.peers = port_mixed_peers,
 	},
 };
 

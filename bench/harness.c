@@ -11,6 +11,11 @@
 
 static volatile uint64_t bench_sink;
 
+/* 50 %, 90 %, 99 %, 99.9 %, 99.99 %, 99.999 %, 99.9999 %, the worst. */
+const uint32_t bench_quantile_ppm[BENCH_QUANTILES] = {
+	500000, 900000, 990000, 999000, 999900, 999990, 999999, 1000000
+};
+
 void bench_consume(uint64_t v)
 {
 	bench_sink += v;
@@ -52,12 +57,17 @@ double bench_time_ns(bench_run_fn fn, void *ctx, uint64_t iters)
  * lasts an eighth of the target (so that the clock's granularity is noise)
  * and took at least 1.5 times the run before it: a fixed cost per run
  * (waking reader threads, a thread not yet scheduled) must not pass for
- * work. Then scales. The runs double as the warm-up.
+ * work. Then scales, and checks the count: a run that the machine's load
+ * stretched (a reader thread woken late) makes the work look slower than
+ * it is, and the count too small, so while a run of the count is shorter
+ * than half the target (up to 8 times) it scales again from that run.
+ * The runs double as the warm-up.
  */
 static uint64_t bench_calibrate(bench_run_fn fn, void *ctx, double target_ns)
 {
 	uint64_t iters = 1;
 	double t = bench_time_ns(fn, ctx, iters), t2;
+	unsigned tries;
 
 	for (;;) {
 		iters *= 2;
@@ -67,8 +77,14 @@ static uint64_t bench_calibrate(bench_run_fn fn, void *ctx, double target_ns)
 			break;
 		t = t2;
 	}
-	iters = (uint64_t)((double)iters * target_ns / t2);
-	return iters ? iters : 1;
+	for (tries = 0; tries < 8; tries++) {
+		iters = (uint64_t)((double)iters * target_ns / t2);
+		iters = iters ? iters : 1;
+		t2 = bench_time_ns(fn, ctx, iters);
+		if (t2 >= target_ns / 2)
+			break;
+	}
+	return iters;
 }
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -87,26 +103,38 @@ static void bench_stats_of(double *ns, unsigned n, struct bench_stats *st)
 }
 
 void bench_measure(const struct bench_case *c, void *ctx,
+		   const struct bench_side *peers, unsigned npeers,
 		   const struct bench_opts *opts, struct bench_result *out)
 {
-	double *lib = bench_alloc(opts->samples * sizeof(*lib));
-	double *base = bench_alloc(opts->samples * sizeof(*base));
-	double lib_ops, base_ops;
-	unsigned i;
+	struct bench_side sides[2 + BENCH_MAX_PEERS];
+	struct bench_stats *stats[2 + BENCH_MAX_PEERS];
+	uint64_t iters[2 + BENCH_MAX_PEERS];
+	unsigned nsides = 2 + npeers, s, i;
+	double *ns = bench_alloc(nsides * opts->samples * sizeof(*ns));
 
-	out->lib_iters = bench_calibrate(c->lib, ctx, opts->sample_ns);
-	out->base_iters = bench_calibrate(c->base, ctx, opts->sample_ns);
-	lib_ops = (double)out->lib_iters * c->ops_per_iter;
-	base_ops = (double)out->base_iters * c->ops_per_iter;
-	for (i = 0; i < opts->samples; i++) {
-		lib[i] = bench_time_ns(c->lib, ctx, out->lib_iters) / lib_ops;
-		base[i] = bench_time_ns(c->base, ctx, out->base_iters) /
-			  base_ops;
+	sides[0] = (struct bench_side){ "lib", c->lib, ctx };
+	sides[1] = (struct bench_side){ c->base_name, c->base, ctx };
+	stats[0] = &out->lib;
+	stats[1] = &out->base;
+	for (s = 0; s < npeers; s++) {
+		sides[2 + s] = peers[s];
+		stats[2 + s] = &out->peer[s];
 	}
-	bench_stats_of(lib, opts->samples, &out->lib);
-	bench_stats_of(base, opts->samples, &out->base);
-	free(lib);
-	free(base);
+	for (s = 0; s < nsides; s++)
+		iters[s] = bench_calibrate(sides[s].run, sides[s].ctx,
+					   opts->sample_ns);
+	for (i = 0; i < opts->samples; i++)
+		for (s = 0; s < nsides; s++)
+			ns[s * opts->samples + i] =
+				bench_time_ns(sides[s].run, sides[s].ctx,
+					      iters[s]) /
+				((double)iters[s] * c->ops_per_iter);
+	for (s = 0; s < nsides; s++)
+		bench_stats_of(ns + s * opts->samples, opts->samples,
+			       stats[s]);
+	out->lib_iters = iters[0];
+	out->base_iters = iters[1];
+	free(ns);
 }
 
 size_t bench_case_count(void)

@@ -74,6 +74,7 @@ def fit(latest, tags, results_dir, cases):
         base = scan_fit(f"{results_dir}/hyperfine_{name}_base.json")
         row = {
             "case": name + "@hyperfine",
+            "row": f"{name}@hyperfine.{base_name}",
             "lib_ns": round(lib[0] * 1e9, 4),
             "base": base_name,
             "base_ns": round(base[0] * 1e9, 4),

@@ -23,11 +23,12 @@
 """
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from instructions import callgrind_count
 
 
 def load(path):
@@ -47,16 +48,9 @@ def run_bench(binary, case, samples, sample_ms):
 
 
 def instructions(proc, case, n):
-    """Instructions callgrind counts for `proc case lib n`."""
-    res = subprocess.run(["valgrind", "--tool=callgrind",
-                          "--callgrind-out-file=/dev/null", proc, case,
-                          "lib", str(n)],
-                         check=True, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
-    m = re.search(r"Collected\s*:\s*(\d+)", res.stderr)
-    if not m:
-        sys.exit(f"versions: no instruction count from callgrind for {case}")
-    return int(m.group(1))
+    """Instructions callgrind counts for `proc case lib n`, all of them
+    (the old build has no bench_proc_run() to count inside)."""
+    return callgrind_count([proc, case, "lib", str(n)])
 
 
 def callgrind(out, n1, n2, now_proc, old_proc, cases):
@@ -113,6 +107,7 @@ def compare(latest, tags, old_name, now_bench, old_bench, rounds, samples,
                 f"  {base_now / base_old:>13.2f}x")
         row = {
             "case": f"{case}_vs_{old_name}",
+            "row": f"{case}_vs_{old_name}.v{old_name}",
             "lib_ns": round(now, 4),
             "base": f"v{old_name}",
             "base_ns": round(old, 4),
