@@ -71,6 +71,21 @@
 
 #include "ib_tables.h"
 
+/*
+ * The netlink attribute of the kernel's privileged_qkey setting: in the
+ * uapi enum right after RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC (upstream
+ * 6.5, Debian's 6.1 from 6.1.192). Older linux-libc-dev headers lack the
+ * name, so it is spelled here; where the header has it, the build checks
+ * that the two agree.
+ */
+#define NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE \
+	(RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC + 1)
+#ifdef HAVE_RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE
+_Static_assert(NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE ==
+	       RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE,
+	       "the privileged_qkey attribute moved in rdma_netlink.h");
+#endif
+
 #define PORT_NUM	1
 #define EXIT_CANNOT_RUN	2
 
@@ -1493,7 +1508,7 @@ static int privileged_qkey_mode(int mode)
 	req.nh.nlmsg_seq = 1;
 	req.nh.nlmsg_len = NLMSG_LENGTH(0);
 	if (mode >= 0) {
-		req.na.nla_type = RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE;
+		req.na.nla_type = NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE;
 		req.na.nla_len = NLA_HDRLEN + 1;
 		req.value[0] = (uint8_t)mode;
 		req.nh.nlmsg_len = NLMSG_LENGTH(NLA_HDRLEN + 4);
@@ -1534,7 +1549,7 @@ static int privileged_qkey_mode(int mode)
 				while (alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
 				       a->nla_len <= alen) {
 					if ((a->nla_type & NLA_TYPE_MASK) ==
-					    RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE)
+					    NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE)
 						result = *((uint8_t *)a + NLA_HDRLEN);
 					alen -= NLA_ALIGN(a->nla_len);
 					a = (struct nlattr *)((uint8_t *)a +
