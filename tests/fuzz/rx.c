@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rx: the receive path on packets of the fuzzer's length. From the input:
+ * a QP (type, including one outside the enum, P_Key, Q_Key), a packet
+ * length and its bytes, then a burst of UD headers. The packet is walked
+ * as a receiver walks it: the LRH's LNH says whether a GRH comes before
+ * the BTH, and the headers are handed over only when the packet is long
+ * enough for them; each header lives in a heap block of exactly its size,
+ * so AddressSanitizer catches any read past it.
+ *  - every LRH, GRH, BTH and DETH getter must return the field's bits as
+ *    IBA 7.7, 8.3, 9.2 and 9.3 place them, read here byte by byte;
+ *  - ibk_rx_check() must give the verdict of a model of rxe's hdr_check()
+ *    order written here (type, TVer, opcode by transport, QP0, QP1, DETH,
+ *    P_Key membership of IBA 10.9.3, Q_Key), reading the DETH only for a
+ *    UD SEND to a UD QP (a shorter packet passes NULL);
+ *  - ibk_rx_ud_burst() must give ibk_rx_check()'s verdict for each header
+ *    of the burst, and count the accepted ones.
+ */
+#include "fuzz.h"
+#include "ib_keys.h"
+
+#define BURST_MAX 24
+
+static uint32_t be(const uint8_t *b, int n)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static bool model_pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 &&
+	       ((a | b) & 0x8000) != 0;
+}
+
+static enum ibk_rx_verdict model_rx(unsigned type, uint16_t qp_pkey,
+				    uint32_t qp_qkey, const uint8_t *bth,
+				    const uint8_t *deth)
+{
+	unsigned opcode = bth[0];
+	bool datagram = type == IBK_QPT_SMI || type == IBK_QPT_GSI ||
+			type == IBK_QPT_UD;
+
+	if (type > IBK_QPT_UD)
+		return IBK_RX_DROP_MALFORMED;
+	if ((bth[1] & 0x0f) != 0)
+		return IBK_RX_DROP_TVER;
+	if (datagram ? opcode != 0x64 && opcode != 0x65 :
+	    (opcode >> 5) != (type == IBK_QPT_RC ? 0u : 1u))
+		return IBK_RX_DROP_OPCODE;
+	if (type == IBK_QPT_SMI)
+		return IBK_RX_ACCEPT;
+	if (type == IBK_QPT_GSI)
+		return IBK_RX_DROP_NEED_TABLE;
+	if (type == IBK_QPT_UD && !deth)
+		return IBK_RX_DROP_MALFORMED;
+	if (!model_pkey_match(qp_pkey, (uint16_t)be(bth + 2, 2)))
+		return IBK_RX_DROP_PKEY;
+	if (type != IBK_QPT_UD || be(deth, 4) == qp_qkey)
+		return IBK_RX_ACCEPT;
+	return IBK_RX_DROP_QKEY;
+}
+
+static void check_lrh(const uint8_t *l)
+{
+	FZ_CHECK(ibk_lrh_vl(l) == l[0] >> 4, "VL");
+	FZ_CHECK(ibk_lrh_lver(l) == (l[0] & 0x0f), "LVer");
+	FZ_CHECK(ibk_lrh_sl(l) == l[1] >> 4, "SL");
+	FZ_CHECK(ibk_lrh_lnh(l) == (l[1] & 3), "LNH");
+	FZ_CHECK(ibk_lrh_dlid(l) == be(l + 2, 2), "DLID");
+	FZ_CHECK(ibk_lrh_pktlen(l) == (be(l + 4, 2) & 0x7ff), "PktLen");
+	FZ_CHECK(ibk_lrh_slid(l) == be(l + 6, 2), "SLID");
+}
+
+static void check_grh(const uint8_t *g)
+{
+	struct ibk_gid gid;
+
+	FZ_CHECK(ibk_grh_ipver(g) == g[0] >> 4, "IPVer");
+	FZ_CHECK(ibk_grh_tclass(g) == ((g[0] & 0x0f) << 4 | g[1] >> 4), "TClass");
+	FZ_CHECK(ibk_grh_flow_label(g) == (be(g, 4) & 0xfffff), "FlowLabel");
+	FZ_CHECK(ibk_grh_paylen(g) == be(g + 4, 2), "PayLen");
+	FZ_CHECK(ibk_grh_nxthdr(g) == g[6], "NxtHdr");
+	FZ_CHECK(ibk_grh_hoplmt(g) == g[7], "HopLmt");
+	ibk_grh_get_sgid(g, &gid);
+	FZ_CHECK(memcmp(gid.raw, g + 8, 16) == 0, "SGID");
+	gid = ibk_grh_dgid(g);
+	FZ_CHECK(memcmp(gid.raw, g + 24, 16) == 0, "DGID");
+}
+
+static void check_bth(const uint8_t *b)
+{
+	FZ_CHECK(ibk_bth_opcode(b) == b[0], "OpCode");
+	FZ_CHECK(ibk_bth_se(b) == (b[1] >> 7), "SE");
+	FZ_CHECK(ibk_bth_mig(b) == (b[1] >> 6 & 1), "M");
+	FZ_CHECK(ibk_bth_padcnt(b) == (b[1] >> 4 & 3), "PadCnt");
+	FZ_CHECK(ibk_bth_tver(b) == (b[1] & 0x0f), "TVer");
+	FZ_CHECK(ibk_bth_pkey(b) == be(b + 2, 2), "P_Key");
+	FZ_CHECK(ibk_bth_fecn(b) == (b[4] >> 7), "FECN");
+	FZ_CHECK(ibk_bth_becn(b) == (b[4] >> 6 & 1), "BECN");
+	FZ_CHECK(ibk_bth_dest_qp(b) == be(b + 5, 3), "DestQP");
+	FZ_CHECK(ibk_bth_ackreq(b) == (b[8] >> 7), "AckReq");
+	FZ_CHECK(ibk_bth_psn(b) == be(b + 9, 3), "PSN");
+}
+
+static void check_deth(const uint8_t *d)
+{
+	FZ_CHECK(ibk_deth_qkey(d) == be(d, 4), "Q_Key");
+	FZ_CHECK(ibk_deth_src_qp(d) == be(d + 5, 3), "SrcQP");
+}
+
+/* The packet: LRH, [GRH,] BTH, [DETH]: each header its own exact block. */
+static void check_packet(struct fz *f, const struct ibk_qp_keys *qp)
+{
+	size_t len = fz_below(f, 96);
+	uint8_t *lrh = NULL, *grh = NULL, *bth = NULL, *deth = NULL;
+	size_t need = IBK_LRH_LEN;
+	enum ibk_rx_verdict v;
+
+	if (len < need)
+		goto out;
+	lrh = fz_exact(f, IBK_LRH_LEN);
+	check_lrh(lrh);
+	if ((lrh[1] & 3) != IBK_LNH_BTH && (lrh[1] & 3) != IBK_LNH_GRH)
+		goto out;		/* raw: no IBA transport to check */
+	if ((lrh[1] & 3) == IBK_LNH_GRH) {
+		need += IBK_GRH_LEN;
+		if (len < need)
+			goto out;
+		grh = fz_exact(f, IBK_GRH_LEN);
+		check_grh(grh);
+	}
+	need += IBK_BTH_LEN;
+	if (len < need)
+		goto out;
+	bth = fz_exact(f, IBK_BTH_LEN);
+	check_bth(bth);
+	if (len >= need + IBK_DETH_LEN) {
+		deth = fz_exact(f, IBK_DETH_LEN);
+		check_deth(deth);
+	}
+	v = ibk_rx_check(qp, bth, deth);
+	FZ_CHECK(v == model_rx(qp->type, qp->pkey, qp->qkey, bth, deth),
+		 "type %u opcode %02x: %s", qp->type, bth[0],
+		 ibk_rx_verdict_name(v));
+	FZ_CHECK(ibk_rx_check_header(qp->type <= IBK_QPT_UD ? qp->type :
+				     IBK_QPT_UD, bth) <= IBK_RX_DROP_OPCODE,
+		 "header verdict outside the enum");
+out:
+	free(lrh);
+	free(grh);
+	free(bth);
+	free(deth);
+}
+
+static void check_burst(struct fz *f, ibk_pkey_t pkey, ibk_qkey_t qkey)
+{
+	struct ibk_qp_keys qp = { IBK_QPT_UD, pkey, 0, qkey };
+	const void *hdrs[BURST_MAX];
+	uint8_t *blocks[BURST_MAX], verdicts[BURST_MAX];
+	size_t n = fz_below(f, BURST_MAX + 1), accepted = 0, i;
+
+	for (i = 0; i < n; i++) {
+		blocks[i] = fz_exact(f, IBK_BTH_LEN + IBK_DETH_LEN);
+		/* mostly UD SENDs in the QP's partition, so that the Q_Key
+		 * and P_Key decide as often as the header */
+		if (blocks[i][0] & 0x80) {
+			blocks[i][0] = (uint8_t)(0x64 | (blocks[i][0] & 1));
+			blocks[i][1] &= 0xf0;
+		}
+		if (blocks[i][4] & 0x80)
+			for (int b = 0; b < 4; b++)
+				blocks[i][IBK_BTH_LEN + b] =
+					(uint8_t)(qkey >> (24 - 8 * b));
+		hdrs[i] = blocks[i];
+	}
+	size_t counted = ibk_rx_ud_burst(pkey, qkey, hdrs, verdicts, n);
+
+	for (i = 0; i < n; i++) {
+		enum ibk_rx_verdict one = ibk_rx_check(&qp, blocks[i],
+						       blocks[i] + IBK_BTH_LEN);
+		FZ_CHECK(verdicts[i] == one, "burst[%zu] %u, one by one %s", i,
+			 verdicts[i], ibk_rx_verdict_name(one));
+		accepted += one == IBK_RX_ACCEPT;
+	}
+	FZ_CHECK(counted == accepted, "burst counted %zu, accepted %zu",
+		 counted, accepted);
+	for (i = 0; i < n; i++)
+		free(blocks[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz f = fz_init(data, size);
+	struct ibk_qp_keys qp;
+
+	qp.type = (enum ibk_qp_type)fz_below(&f, IBK_QPT_UD + 2);
+	qp.pkey = fz_u16(&f);
+	qp.pkey_index = 0;
+	qp.qkey = fz_u32(&f);
+	check_packet(&f, &qp);
+	check_burst(&f, qp.pkey, qp.qkey);
+	return 0;
+}
