@@ -12,38 +12,13 @@
  *    and FETCH ADD (atomic access, 8 bytes), FLUSH refused, every other
  *    opcode without an R_Key; all after the header check;
  *  - ibk_mem_check() must give the verdict of rxe's order as the header
- *    comment lists it, written here as an if-chain with exact 128-bit
- *    arithmetic for the range;
+ *    comment lists it, written in model.h as an if-chain with exact
+ *    128-bit arithmetic for the range;
  *  - ibk_mem_range_check() must give the first failing of its four
  *    checks, also in 128 bits; the key helpers must match ibv_inc_rkey()'s
  *    arithmetic; NAK and completion status must follow from the verdict.
  */
-#include "fuzz.h"
-#include "ib_keys.h"
-
-typedef unsigned __int128 u128;
-
-static uint64_t be(const uint8_t *b, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-static bool model_header_ok(enum ibk_qp_type type, const uint8_t *bth)
-{
-	unsigned op = bth[0];
-
-	if (bth[1] & 0x0f)
-		return false;
-	if (type == IBK_QPT_RC)
-		return op >> 5 == 0;
-	if (type == IBK_QPT_UC)
-		return op >> 5 == 1;
-	return op == 0x64 || op == 0x65;
-}
+#include "model.h"
 
 /* Bytes after the BTH that the opcode carries and the parse may read. */
 static size_t ext_len(uint8_t op)
@@ -63,7 +38,7 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 	uint32_t access = 0;
 	bool atomic = false;
 
-	if (!model_header_ok(type, bth)) {
+	if (model_rx_header(type, bth) != IBK_RX_ACCEPT) {
 		FZ_CHECK(v == IBK_MEM_DROP_HEADER, "header: %s",
 			 ibk_mem_verdict_name(v));
 	} else if (op == 0x06 || op == 0x0a || op == 0x0b || op == 0x26 ||
@@ -91,66 +66,21 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 	}
 	FZ_CHECK(v == IBK_MEM_OK, "opcode %02x: %s", op,
 		 ibk_mem_verdict_name(v));
-	FZ_CHECK(req->va == be(ext, 8) && req->rkey == be(ext + 8, 4),
+	FZ_CHECK(req->va == model_be(ext, 8) && req->rkey == model_be(ext + 8, 4),
 		 "opcode %02x: va or rkey", op);
 	FZ_CHECK(req->length == ((op == 0x13 || op == 0x14) ? 8 :
-				 be(ext + 12, 4)), "opcode %02x: length", op);
-}
-
-static bool model_in(uint64_t iova, uint64_t len, uint64_t base,
-		     uint64_t rlen)
-{
-	u128 end = (u128)iova + len, rend = (u128)base + rlen;
-	u128 top = (u128)1 << 64;
-
-	return rend < top && end < top && iova >= base && end <= rend;
-}
-
-static enum ibk_mem_verdict model_check(const struct ibk_mem_qp *qp,
-					const struct ibk_mem_request *req,
-					const struct ibk_mem_attr *r)
-{
-	bool rw = !req->atomic;
-	bool window = r && (r->kind == IBK_MEM_MW1 || r->kind == IBK_MEM_MW2);
-	uint64_t base;
-
-	if (req->access == 0)
-		return IBK_MEM_NO_RKEY;
-	if (req->access & ~qp->access)
-		return IBK_MEM_ERR_QP_ACCESS;
-	if (rw && req->length > 0x80000000u)
-		return IBK_MEM_ERR_LENGTH;
-	if (rw && req->length == 0)
-		return IBK_MEM_OK;
-	if (!r || r->state == IBK_MEM_INVALID || r->rkey != req->rkey)
-		return IBK_MEM_ERR_KEY;
-	if (r->pd != qp->pd)
-		return IBK_MEM_ERR_PD;
-	if (r->kind == IBK_MEM_MW2 && r->qpn != qp->qpn)
-		return IBK_MEM_ERR_WINDOW_QP;
-	if (window && r->length == 0)
-		return IBK_MEM_ERR_UNBOUND;
-	if (req->access & ~r->access)
-		return IBK_MEM_ERR_ACCESS;
-	if (r->state != IBK_MEM_VALID)
-		return IBK_MEM_ERR_STATE;
-	base = (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
-	if (!model_in(req->va, req->length, base, r->length))
-		return IBK_MEM_ERR_RANGE;
-	if (req->atomic && (req->va & 7))
-		return IBK_MEM_ERR_ALIGN;
-	return IBK_MEM_OK;
+				 model_be(ext + 12, 4)), "opcode %02x: length", op);
 }
 
 static void check_range(uint64_t iova, uint64_t len, uint64_t base,
 			uint64_t rlen)
 {
-	u128 top = (u128)1 << 64;
+	model_u128 top = (model_u128)1 << 64;
 	enum ibk_range_verdict want =
-		(u128)base + rlen >= top ? IBK_RANGE_REGION_WRAPS :
-		(u128)iova + len >= top ? IBK_RANGE_WRAPS :
+		(model_u128)base + rlen >= top ? IBK_RANGE_REGION_WRAPS :
+		(model_u128)iova + len >= top ? IBK_RANGE_WRAPS :
 		iova < base ? IBK_RANGE_BELOW :
-		(u128)iova + len > (u128)base + rlen ? IBK_RANGE_BEYOND :
+		(model_u128)iova + len > (model_u128)base + rlen ? IBK_RANGE_BEYOND :
 		IBK_RANGE_IN;
 
 	FZ_CHECK(ibk_mem_range_check(iova, len, base, rlen) == want,
@@ -214,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		r = &obj;
 	}
-	want = model_check(&qp, &req, r);
+	want = model_mem_check(&qp, &req, r);
 	v = ibk_mem_check(&qp, &req, r);
 	FZ_CHECK(v == want, "check %s, model %s", ibk_mem_verdict_name(v),
 		 ibk_mem_verdict_name(want));

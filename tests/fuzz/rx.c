@@ -10,59 +10,15 @@
  *  - every LRH, GRH, BTH and DETH getter must return the field's bits as
  *    IBA 7.7, 8.3, 9.2 and 9.3 place them, read here byte by byte;
  *  - ibk_rx_check() must give the verdict of a model of rxe's hdr_check()
- *    order written here (type, TVer, opcode by transport, QP0, QP1, DETH,
+ *    order in model.h (type, TVer, opcode by transport, QP0, QP1, DETH,
  *    P_Key membership of IBA 10.9.3, Q_Key), reading the DETH only for a
  *    UD SEND to a UD QP (a shorter packet passes NULL);
  *  - ibk_rx_ud_burst() must give ibk_rx_check()'s verdict for each header
  *    of the burst, and count the accepted ones.
  */
-#include "fuzz.h"
-#include "ib_keys.h"
+#include "model.h"
 
 #define BURST_MAX 24
-
-static uint32_t be(const uint8_t *b, int n)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-static bool model_pkey_match(uint16_t a, uint16_t b)
-{
-	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 &&
-	       ((a | b) & 0x8000) != 0;
-}
-
-static enum ibk_rx_verdict model_rx(unsigned type, uint16_t qp_pkey,
-				    uint32_t qp_qkey, const uint8_t *bth,
-				    const uint8_t *deth)
-{
-	unsigned opcode = bth[0];
-	bool datagram = type == IBK_QPT_SMI || type == IBK_QPT_GSI ||
-			type == IBK_QPT_UD;
-
-	if (type > IBK_QPT_UD)
-		return IBK_RX_DROP_MALFORMED;
-	if ((bth[1] & 0x0f) != 0)
-		return IBK_RX_DROP_TVER;
-	if (datagram ? opcode != 0x64 && opcode != 0x65 :
-	    (opcode >> 5) != (type == IBK_QPT_RC ? 0u : 1u))
-		return IBK_RX_DROP_OPCODE;
-	if (type == IBK_QPT_SMI)
-		return IBK_RX_ACCEPT;
-	if (type == IBK_QPT_GSI)
-		return IBK_RX_DROP_NEED_TABLE;
-	if (type == IBK_QPT_UD && !deth)
-		return IBK_RX_DROP_MALFORMED;
-	if (!model_pkey_match(qp_pkey, (uint16_t)be(bth + 2, 2)))
-		return IBK_RX_DROP_PKEY;
-	if (type != IBK_QPT_UD || be(deth, 4) == qp_qkey)
-		return IBK_RX_ACCEPT;
-	return IBK_RX_DROP_QKEY;
-}
 
 static void check_lrh(const uint8_t *l)
 {
@@ -70,9 +26,9 @@ static void check_lrh(const uint8_t *l)
 	FZ_CHECK(ibk_lrh_lver(l) == (l[0] & 0x0f), "LVer");
 	FZ_CHECK(ibk_lrh_sl(l) == l[1] >> 4, "SL");
 	FZ_CHECK(ibk_lrh_lnh(l) == (l[1] & 3), "LNH");
-	FZ_CHECK(ibk_lrh_dlid(l) == be(l + 2, 2), "DLID");
-	FZ_CHECK(ibk_lrh_pktlen(l) == (be(l + 4, 2) & 0x7ff), "PktLen");
-	FZ_CHECK(ibk_lrh_slid(l) == be(l + 6, 2), "SLID");
+	FZ_CHECK(ibk_lrh_dlid(l) == model_be(l + 2, 2), "DLID");
+	FZ_CHECK(ibk_lrh_pktlen(l) == (model_be(l + 4, 2) & 0x7ff), "PktLen");
+	FZ_CHECK(ibk_lrh_slid(l) == model_be(l + 6, 2), "SLID");
 }
 
 static void check_grh(const uint8_t *g)
@@ -81,8 +37,8 @@ static void check_grh(const uint8_t *g)
 
 	FZ_CHECK(ibk_grh_ipver(g) == g[0] >> 4, "IPVer");
 	FZ_CHECK(ibk_grh_tclass(g) == ((g[0] & 0x0f) << 4 | g[1] >> 4), "TClass");
-	FZ_CHECK(ibk_grh_flow_label(g) == (be(g, 4) & 0xfffff), "FlowLabel");
-	FZ_CHECK(ibk_grh_paylen(g) == be(g + 4, 2), "PayLen");
+	FZ_CHECK(ibk_grh_flow_label(g) == (model_be(g, 4) & 0xfffff), "FlowLabel");
+	FZ_CHECK(ibk_grh_paylen(g) == model_be(g + 4, 2), "PayLen");
 	FZ_CHECK(ibk_grh_nxthdr(g) == g[6], "NxtHdr");
 	FZ_CHECK(ibk_grh_hoplmt(g) == g[7], "HopLmt");
 	ibk_grh_get_sgid(g, &gid);
@@ -98,18 +54,18 @@ static void check_bth(const uint8_t *b)
 	FZ_CHECK(ibk_bth_mig(b) == (b[1] >> 6 & 1), "M");
 	FZ_CHECK(ibk_bth_padcnt(b) == (b[1] >> 4 & 3), "PadCnt");
 	FZ_CHECK(ibk_bth_tver(b) == (b[1] & 0x0f), "TVer");
-	FZ_CHECK(ibk_bth_pkey(b) == be(b + 2, 2), "P_Key");
+	FZ_CHECK(ibk_bth_pkey(b) == model_be(b + 2, 2), "P_Key");
 	FZ_CHECK(ibk_bth_fecn(b) == (b[4] >> 7), "FECN");
 	FZ_CHECK(ibk_bth_becn(b) == (b[4] >> 6 & 1), "BECN");
-	FZ_CHECK(ibk_bth_dest_qp(b) == be(b + 5, 3), "DestQP");
+	FZ_CHECK(ibk_bth_dest_qp(b) == model_be(b + 5, 3), "DestQP");
 	FZ_CHECK(ibk_bth_ackreq(b) == (b[8] >> 7), "AckReq");
-	FZ_CHECK(ibk_bth_psn(b) == be(b + 9, 3), "PSN");
+	FZ_CHECK(ibk_bth_psn(b) == model_be(b + 9, 3), "PSN");
 }
 
 static void check_deth(const uint8_t *d)
 {
-	FZ_CHECK(ibk_deth_qkey(d) == be(d, 4), "Q_Key");
-	FZ_CHECK(ibk_deth_src_qp(d) == be(d + 5, 3), "SrcQP");
+	FZ_CHECK(ibk_deth_qkey(d) == model_be(d, 4), "Q_Key");
+	FZ_CHECK(ibk_deth_src_qp(d) == model_be(d + 5, 3), "SrcQP");
 }
 
 /* The packet: LRH, [GRH,] BTH, [DETH]: each header its own exact block. */
