@@ -101,6 +101,19 @@ static inline uint8_t *fz_exact(struct fz *f, size_t n)
 	return b;
 }
 
+/* Caller storage for a table: a heap block of exactly @n bytes, filled
+ * with a pattern that is no valid state, so that whatever an init leaves
+ * uncleared shows: free() it. */
+static inline void *fz_storage(size_t n)
+{
+	void *b = malloc(n ? n : 1);
+
+	if (!b)
+		abort();
+	memset(b, 0xa5, n);
+	return b;
+}
+
 /* The rest of the input as a NUL-terminated heap string: free() it. */
 static inline char *fz_string(struct fz *f)
 {

@@ -426,6 +426,46 @@ static inline int model_gids_find(const struct model_gids *m,
 	return IBK_ENOENT;
 }
 
+/* ---- A port: the receive checks that need its P_Key table ---- */
+
+/*
+ * ibk_port_rx() in a receiver's order: the QP type, the header, QP0 (no
+ * key, any port state), a DETH for datagram QPs, a readable table, then
+ * QP1 against the first entry admitting the packet's key with the GSI
+ * Q_Key, or any other QP against the entry at its own P_Key index. *@index
+ * gets the index checked against: the QP's own, or QP1's match.
+ */
+static inline enum ibk_rx_verdict
+model_port_rx(const struct model_pkeys *m, const struct ibk_qp_keys *qp,
+	      const uint8_t *bth, const uint8_t *deth, uint16_t *index)
+{
+	enum ibk_rx_verdict v;
+	int i;
+
+	*index = qp->pkey_index;
+	if ((unsigned)qp->type > IBK_QPT_UD)
+		return IBK_RX_DROP_MALFORMED;
+	v = model_rx_header(qp->type, bth);
+	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI)
+		return v;
+	if (!deth && qp->type != IBK_QPT_RC && qp->type != IBK_QPT_UC)
+		return IBK_RX_DROP_MALFORMED;
+	if (model_read_rc(&m->st) != IBK_OK)
+		return IBK_RX_DROP_PORT;
+	if (qp->type == IBK_QPT_GSI) {
+		i = model_pkeys_first_admitting(m,
+				(uint16_t)model_be(bth + 2, 2));
+		if (i < 0)
+			return IBK_RX_DROP_PKEY;
+		*index = (uint16_t)i;
+		return model_be(deth, 4) == IBK_QKEY_GSI ? IBK_RX_ACCEPT :
+		       IBK_RX_DROP_QKEY;
+	}
+	if (qp->pkey_index >= m->capacity)
+		return IBK_RX_DROP_PKEY_INDEX;
+	return model_rx(qp->type, m->e[qp->pkey_index], qp->qkey, bth, deth);
+}
+
 /* ---- PortInfo's 16-bit violation counters (IBA 14.2.5.6) ---- */
 
 static inline void model_counter_add(uint32_t *c, uint32_t n)

@@ -23,15 +23,6 @@ enum { OP_TICKET, OP_REFILL, OP_SET, OP_STATE, OP_INVALIDATE, OP_GET,
        OP_FIND, OP_FIND_EXACT, OP_REF_GET, OP_REF_FIND, OP_SNAPSHOT,
        OP_COUNT };
 
-static void *alloc_exact(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 /* A slot count between the fewest and the most the table uses. */
 static uint32_t pick_slots(struct fz *f, uint32_t fewest, uint32_t most)
 {
@@ -75,8 +66,8 @@ static void fuzz_pkeys(struct fz *f)
 	uint32_t fewest = IBK_PKEY_HASH_SLOTS_MIN(cap);
 	uint32_t slot_count = pick_slots(f, fewest, IBK_PKEY_HASH_SLOTS(cap));
 	struct ibk_pkey_cell *cells =
-		alloc_exact(IBK_PKEY_CELLS(cap) * sizeof(*cells));
-	struct ibk_hash_slot *slots = alloc_exact(slot_count * sizeof(*slots));
+		fz_storage(IBK_PKEY_CELLS(cap) * sizeof(*cells));
+	struct ibk_hash_slot *slots = fz_storage(slot_count * sizeof(*slots));
 	struct ibk_pkey_ref refs[MODEL_REFS];
 	struct model_ref mrefs[MODEL_REFS] = { { false, 0, 0 } };
 	struct ibk_pkey_table t;
@@ -240,8 +231,8 @@ static void fuzz_gids(struct fz *f)
 	uint32_t fewest = IBK_HASH_SLOTS_MIN(cap);
 	uint32_t slot_count = pick_slots(f, fewest, IBK_HASH_SLOTS(cap));
 	struct ibk_gid_cell *cells =
-		alloc_exact(IBK_GID_CELLS(cap) * sizeof(*cells));
-	struct ibk_hash_slot *slots = alloc_exact(slot_count * sizeof(*slots));
+		fz_storage(IBK_GID_CELLS(cap) * sizeof(*cells));
+	struct ibk_hash_slot *slots = fz_storage(slot_count * sizeof(*slots));
 	struct ibk_gid_ref refs[MODEL_REFS];
 	struct model_ref mrefs[MODEL_REFS] = { { false, 0, 0 } };
 	struct ibk_gid_table t;
