@@ -4,53 +4,17 @@
  * The input's first byte picks the side:
  *  - even: the rest is text; ibk_guid_pton() must accept it exactly when
  *    it is "0x"/"0X" and 1-16 hex digits, or four ':'-separated groups of
- *    exactly four hex digits (checked here character by character with
- *    isxdigit()), with the value strtoull() reads, and leave its output
- *    alone otherwise;
+ *    exactly four hex digits (model.h checks them character by character
+ *    with isxdigit()), with the value strtoull() reads, and leave its
+ *    output alone otherwise;
  *  - odd: the next 8 bytes are a GUID.
  * Every GUID either side yields is then printed: ibk_guid_ntop() must
  * write printf's "0x%016llx", ibk_guid_ntop_colon() printf's four "%04x"
  * groups, and both must parse back to it.
  */
-#include <ctype.h>
 #include <inttypes.h>
 
-#include "fuzz.h"
-#include "ib_keys.h"
-
-/* The grammar of the header's comment, as a reader of it would check it;
- * the value from glibc. */
-static bool model_pton(const char *s, uint64_t *out)
-{
-	char digits[17];
-	size_t n = 0, i;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (i = 2; s[i]; i++) {
-			if (!isxdigit((unsigned char)s[i]) || n == 16)
-				return false;
-			digits[n++] = s[i];
-		}
-		if (n == 0)
-			return false;
-	} else {
-		if (strlen(s) != 19)
-			return false;
-		for (i = 0; i < 19; i++) {
-			if (i % 5 == 4) {
-				if (s[i] != ':')
-					return false;
-			} else if (!isxdigit((unsigned char)s[i])) {
-				return false;
-			} else {
-				digits[n++] = s[i];
-			}
-		}
-	}
-	digits[n] = '\0';
-	*out = strtoull(digits, NULL, 16);
-	return true;
-}
+#include "model.h"
 
 static void check_prints(uint64_t guid)
 {
@@ -83,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint64_t untouched = 0xa5a5a5a5a5a5a5a5u;
 		uint64_t ours = untouched, want = 0;
 		int rc = ibk_guid_pton(text, &ours);
-		bool ok = model_pton(text, &want);
+		bool ok = model_guid_pton(text, &want);
 
 		FZ_CHECK((rc == 0) == ok, "'%s': ibk_guid_pton %d, model %d",
 			 text, rc, ok);

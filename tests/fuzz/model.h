@@ -10,6 +10,8 @@
 #ifndef IBK_FUZZ_MODEL_H
 #define IBK_FUZZ_MODEL_H
 
+#include <ctype.h>
+
 #include "fuzz.h"
 #include "ib_tables.h"
 
@@ -130,6 +132,73 @@ model_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 	if (req->atomic && (req->va & 7))
 		return IBK_MEM_ERR_ALIGN;
 	return IBK_MEM_OK;
+}
+
+/* ---- Text: GUIDs and the explainer's numbers ---- */
+
+/* GUID text: the grammar of ibk_guid_pton()'s comment, checked character
+ * by character; the value from glibc's strtoull(). */
+static inline bool model_guid_pton(const char *s, uint64_t *out)
+{
+	char digits[17];
+	size_t n = 0, i;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (i = 2; s[i]; i++) {
+			if (!isxdigit((unsigned char)s[i]) || n == 16)
+				return false;
+			digits[n++] = s[i];
+		}
+		if (n == 0)
+			return false;
+	} else {
+		if (strlen(s) != 19)
+			return false;
+		for (i = 0; i < 19; i++) {
+			if (i % 5 == 4) {
+				if (s[i] != ':')
+					return false;
+			} else if (!isxdigit((unsigned char)s[i])) {
+				return false;
+			} else {
+				digits[n++] = s[i];
+			}
+		}
+	}
+	digits[n] = '\0';
+	*out = strtoull(digits, NULL, 16);
+	return true;
+}
+
+/* A number as the explainer's usage says: decimal, or "0x"/"0X" and hex
+ * digits, nothing else, at most @max; the value accumulated here. */
+static inline bool model_number(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned base = 10;
+	model_u128 v = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && isxdigit(c))
+			d = (unsigned)(tolower(c) - 'a' + 10);
+		else
+			return false;
+		v = v * base + d;
+		if (v > max)
+			return false;
+	}
+	*out = (uint64_t)v;
+	return true;
 }
 
 /* ---- A table's port state, refill flag and change events ---- */
