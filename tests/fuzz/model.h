@@ -255,6 +255,13 @@ static inline void model_status_update(struct model_status *s,
 	s->updates++;
 }
 
+/* What a read of entry @index answers before it looks at the entry. */
+static inline int model_entry_rc(const struct model_status *s,
+				 uint32_t capacity, uint32_t index)
+{
+	return index >= capacity ? IBK_ERANGE : model_read_rc(s);
+}
+
 static inline int model_set_state(struct model_status *s, unsigned state)
 {
 	if (state < IBK_PORT_DOWN || state > IBK_PORT_ACTIVE_DEFER)
@@ -318,11 +325,8 @@ static inline int model_pkeys_set(struct model_pkeys *m, uint32_t index,
 static inline int model_pkeys_get(const struct model_pkeys *m, uint32_t index,
 				  uint16_t *pkey)
 {
-	int rc;
+	int rc = model_entry_rc(&m->st, m->capacity, index);
 
-	if (index >= m->capacity)
-		return IBK_ERANGE;
-	rc = model_read_rc(&m->st);
 	if (rc != IBK_OK)
 		return rc;
 	if (!model_pkey_valid(m->e[index]))
@@ -466,11 +470,8 @@ static inline int model_gids_set(struct model_gids *m, uint32_t index,
 
 static inline int model_gids_get(const struct model_gids *m, uint32_t index)
 {
-	int rc;
+	int rc = model_entry_rc(&m->st, m->capacity, index);
 
-	if (index >= m->capacity)
-		return IBK_ERANGE;
-	rc = model_read_rc(&m->st);
 	if (rc != IBK_OK)
 		return rc;
 	return model_gid_zero(m->e[index].raw) ? IBK_ENOENT : IBK_OK;
