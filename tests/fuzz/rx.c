@@ -8,7 +8,10 @@
  * enough for them; each header lives in a heap block of exactly its size,
  * so AddressSanitizer catches any read past it.
  *  - every LRH, GRH, BTH and DETH getter must return the field's bits as
- *    IBA 7.7, 8.3, 9.2 and 9.3 place them, read here byte by byte;
+ *    IBA 7.7, 8.3, 9.2 and 9.3 place them, read here byte by byte, and so
+ *    must those of the RETH, AtomicETH, AETH and IETH an RC or UC opcode
+ *    carries (9.3-9.5; an AETH's syndrome kinds and completion status
+ *    too);
  *  - ibk_rx_check() must give the verdict of a model of rxe's hdr_check()
  *    order in model.h (type, TVer, opcode by transport, QP0, QP1, DETH,
  *    P_Key membership of IBA 10.9.3, Q_Key), reading the DETH only for a
@@ -68,6 +71,69 @@ static void check_deth(const uint8_t *d)
 	FZ_CHECK(ibk_deth_src_qp(d) == model_be(d + 5, 3), "SrcQP");
 }
 
+/* AETH syndrome (IBA 9.7.5): type in bits 7-5, value in 4-0; the status
+ * a requester completes with, as the header comment lists it. */
+static void check_aeth(const uint8_t *a)
+{
+	uint8_t s = a[0];
+	unsigned type = s & 0xe0;
+	enum ibk_wc_status want =
+		type == 0x00 ? IBK_WC_SUCCESS :
+		type == 0x20 ? IBK_WC_RNR_RETRY_EXC_ERR :
+		type != 0x60 ? IBK_WC_BAD_RESP_ERR :
+		s == 0x60 ? IBK_WC_RETRY_EXC_ERR :
+		s == 0x61 ? IBK_WC_REM_INV_REQ_ERR :
+		s == 0x62 ? IBK_WC_REM_ACCESS_ERR : IBK_WC_REM_OP_ERR;
+
+	FZ_CHECK(ibk_aeth_syndrome(a) == s, "syndrome");
+	FZ_CHECK(ibk_aeth_msn(a) == model_be(a + 1, 3), "MSN");
+	FZ_CHECK(ibk_aeth_is_ack(s) == (type == 0x00) &&
+		 ibk_aeth_is_rnr_nak(s) == (type == 0x20) &&
+		 ibk_aeth_is_nak(s) == (type == 0x60) &&
+		 ibk_aeth_value(s) == (s & 0x1f), "syndrome %02x kind", s);
+	FZ_CHECK(ibk_aeth_wc_status(s) == want, "syndrome %02x: status %d",
+		 s, ibk_aeth_wc_status(s));
+}
+
+/*
+ * The extension headers an RC or UC opcode carries after its BTH (IBA
+ * 9.2 table 38), each its own exact block, and their fields read byte by
+ * byte: RETH (after FLUSH's 4-byte FETH), AtomicETH, AETH, IETH.
+ */
+static void check_extensions(struct fz *f, uint8_t opcode)
+{
+	uint8_t *b;
+
+	if (opcode >> 5 > 1)
+		return;
+	if (ibk_opcode_has_reth(opcode)) {
+		b = fz_exact(f, IBK_RETH_LEN);
+		FZ_CHECK(ibk_reth_va(b) == model_be(b, 8) &&
+			 ibk_reth_rkey(b) == model_be(b + 8, 4) &&
+			 ibk_reth_dma_len(b) == model_be(b + 12, 4), "RETH");
+		free(b);
+	}
+	if (ibk_opcode_has_atomiceth(opcode)) {
+		b = fz_exact(f, IBK_ATOMICETH_LEN);
+		FZ_CHECK(ibk_atomiceth_va(b) == model_be(b, 8) &&
+			 ibk_atomiceth_rkey(b) == model_be(b + 8, 4) &&
+			 ibk_atomiceth_swap_add(b) == model_be(b + 12, 8) &&
+			 ibk_atomiceth_compare(b) == model_be(b + 20, 8),
+			 "AtomicETH");
+		free(b);
+	}
+	if (ibk_opcode_has_aeth(opcode)) {
+		b = fz_exact(f, IBK_AETH_LEN);
+		check_aeth(b);
+		free(b);
+	}
+	if (ibk_opcode_has_ieth(opcode)) {
+		b = fz_exact(f, IBK_IETH_LEN);
+		FZ_CHECK(ibk_ieth_rkey(b) == model_be(b, 4), "IETH");
+		free(b);
+	}
+}
+
 /* The packet: LRH, [GRH,] BTH, [DETH]: each header its own exact block. */
 static void check_packet(struct fz *f, const struct ibk_qp_keys *qp)
 {
@@ -94,6 +160,7 @@ static void check_packet(struct fz *f, const struct ibk_qp_keys *qp)
 		goto out;
 	bth = fz_exact(f, IBK_BTH_LEN);
 	check_bth(bth);
+	check_extensions(f, bth[0]);
 	if (len >= need + IBK_DETH_LEN) {
 		deth = fz_exact(f, IBK_DETH_LEN);
 		check_deth(deth);
