@@ -72,6 +72,9 @@ static bool parse_number(const char *s, unsigned long long max,
 	if (base == 16 ? !isxdigit((unsigned char)*s) :
 			 !isdigit((unsigned char)*s))
 		return false;
+	/* strtoull() reads an "0x" of its own in base 16: "0x0x12" */
+	if (base == 16 && (s[1] == 'x' || s[1] == 'X'))
+		return false;
 	errno = 0;
 	v = strtoull(s, &end, base);
 	if (errno != 0 || *end != '\0' || v > max)
@@ -1438,7 +1441,9 @@ static void usage(FILE *out)
 	      out);
 }
 
-int main(int argc, char **argv)
+/* The whole program but for main(), so that tests/fuzz/explainer.c can
+ * run it on the fuzzer's arguments (built with IBKEYS_NO_MAIN). */
+static int ibkeys(int argc, char **argv)
 {
 	size_t i;
 
@@ -1468,3 +1473,10 @@ int main(int argc, char **argv)
 		argv[1]);
 	return EXIT_USAGE;
 }
+
+#ifndef IBKEYS_NO_MAIN
+int main(int argc, char **argv)
+{
+	return ibkeys(argc, argv);
+}
+#endif

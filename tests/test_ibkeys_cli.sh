@@ -157,6 +157,9 @@ malformed pkey 65536
 malformed pkey '1 '
 malformed pkey 12abc
 malformed pkey 0x8001 0xfffff
+# one prefix only: strtoull() would read a second one (found by fuzzing)
+malformed pkey 0x0x1
+malformed rkey 0X0x12345678
 malformed qkey 0x100000000
 malformed qkey 18446744073709551616
 malformed qkey ''
