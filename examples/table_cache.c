@@ -851,9 +851,12 @@ static bool check_all(const struct worker_stats *sum, const struct worker *w,
 
 	for (v = IBK_RX_ACCEPT + 1; v < VERDICTS; v++)
 		drops += sum->verdicts[v];
+	/* Each update moves the count twice, at the latch switch and at its
+	 * end: a reference taken between the two (on the new copy) goes
+	 * stale at the end, so a worker can catch two per update. */
 	for (i = 0; i < NWORKERS; i++)
-		within = within && w[i].stats.pkey_stale <= pkey_max &&
-			 w[i].stats.gid_stale <= gid_max;
+		within = within && w[i].stats.pkey_stale <= 2 * pkey_max &&
+			 w[i].stats.gid_stale <= 2 * gid_max;
 
 	ok &= check(sm->failures == 0, "every SM table update succeeded");
 	ok &= check(sum->accepted + drops == sum->checked &&
@@ -879,7 +882,8 @@ static bool check_all(const struct worker_stats *sum, const struct worker *w,
 	ok &= check(sum->false_stale == 0,
 		    "every stale reference re-took at a new generation");
 	ok &= check(within,
-		    "no worker caught more stale references than updates published");
+		    "no worker caught more stale references than twice the updates "
+		    "published (a reference taken mid-update goes stale at its end)");
 	ok &= check(sum->wrong_port_gid == 0,
 		    "GID[0] always read back as the port GID");
 	return ok;
