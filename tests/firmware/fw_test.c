@@ -5,8 +5,9 @@
  * that the main loop keeps refilling.
  *
  * Built by tests/firmware/run with picolibc and its semihosting crt0 for
- * one of three boards (FW_BOARD_MPS2_AN386: Cortex-M4; FW_BOARD_MICROBIT:
- * Cortex-M0, IBK_ATOMICS_SINGLE_CORE; FW_BOARD_RISCV_VIRT: rv32imac). It
+ * one of four boards (FW_BOARD_MPS2_AN386: Cortex-M4; FW_BOARD_MPS2_AN505:
+ * Cortex-M33 running Cortex-M23 code; FW_BOARD_MICROBIT: Cortex-M0,
+ * IBK_ATOMICS_SINGLE_CORE; FW_BOARD_RISCV_VIRT: rv32imac). It
  * prints TAP on the semihosting console and exits with 0 only if every
  * check passed, which QEMU passes on as its own exit status.
  *
@@ -58,7 +59,8 @@ static bool check(bool cond, const char *what, unsigned long detail)
 
 static void fw_tick(void);
 
-#if defined(FW_BOARD_MPS2_AN386) || defined(FW_BOARD_MICROBIT)
+#if defined(FW_BOARD_MPS2_AN386) || defined(FW_BOARD_MPS2_AN505) || \
+    defined(FW_BOARD_MICROBIT)
 /* SysTick, in every M-profile core QEMU models (the micro:bit's M0 too). */
 #define SYST_CSR (*(volatile uint32_t *)0xe000e010u)
 #define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
@@ -145,7 +147,7 @@ static void timer_stop(void)
 #define TIMER_PERIOD 400u	/* 40 us of mtime */
 
 #else
-#error "define FW_BOARD_MPS2_AN386, FW_BOARD_MICROBIT or FW_BOARD_RISCV_VIRT"
+#error "define FW_BOARD_MPS2_AN386, FW_BOARD_MPS2_AN505, FW_BOARD_MICROBIT or FW_BOARD_RISCV_VIRT"
 #endif
 
 /* ------------------------------------------------------------------------
