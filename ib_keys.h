@@ -1969,8 +1969,11 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
  *	struct ibk_mem_request req;
  *	enum ibk_mem_verdict v = ibk_mem_request_parse(qp.type, bth, &req);
  *
- *	if (v == IBK_MEM_OK)	// the object at ibk_rkey_index(req.rkey)
- *		v = ibk_mem_check(&qp, &req, lookup(ibk_rkey_index(req.rkey)));
+ *	if (v == IBK_MEM_OK) {	// the object at ibk_rkey_index(req.rkey)
+ *		obj = lookup(ibk_rkey_index(req.rkey));
+ *		v = ibk_mem_check(&qp, &req, obj, obj ? lookup(obj->mr_index) :
+ *				  NULL);	// a window's MR
+ *	}
  *	if (ibk_mem_verdict_nak(v))
  *		send_nak(ibk_mem_verdict_nak(v));	// 0x61 or 0x62
  * ------------------------------------------------------------------------ */
@@ -2079,8 +2082,8 @@ static inline unsigned ibk__first_failure(uint32_t failed, unsigned ok,
 /* Why an access range is, or is not, inside a region. */
 enum ibk_range_verdict {
 	IBK_RANGE_IN = 0,		/* base <= iova, iova + len <= end */
-	IBK_RANGE_REGION_WRAPS,		/* base + region length past 2^64 - 1 */
-	IBK_RANGE_WRAPS,		/* iova + length past 2^64 - 1 */
+	IBK_RANGE_REGION_WRAPS,		/* base + region length past 2^64 */
+	IBK_RANGE_WRAPS,		/* iova + length past 2^64 */
 	IBK_RANGE_BELOW,		/* iova below the region's base */
 	IBK_RANGE_BEYOND,		/* iova + length past the region's end */
 };
@@ -2099,13 +2102,30 @@ static inline const char *ibk_range_verdict_name(enum ibk_range_verdict v)
 }
 
 /*
+ * True if [@start, @start + @length) ends past 2^64: the sum carried out
+ * of 64 bits and is not exactly 2^64 (which wraps to 0). A range whose
+ * last byte is 2^64 - 1 ends exactly at 2^64 and is a range like any
+ * other: stock soft-RoCE (Linux 6.1) registers an MR at iova 2^64 - 4096
+ * of length 4096 and serves requests ending at its end.
+ */
+static inline uint32_t ibk__range_past_2_64(uint64_t start, uint64_t length)
+{
+	uint64_t end = start + length;
+
+	return (uint32_t)((end < start) & (end != 0));
+}
+
+/*
  * Where [@iova, @iova + @length) lies against the region [@base, @base +
- * @region_length), computed exactly: a sum that does not fit in 64 bits
- * (one that reaches 2^64 included) is refused as a wrap, never compared
- * after wrapping. That is the fix the rxe overflow series (May 2026)
- * makes: rxe's mr_check_range() tests iova + length > base + length in
- * u64, so iova 0xfffffffffffffc00 with length 0x400 sums to 0 and passed.
- * A zero-length range is inside when base <= iova <= end. In order:
+ * @region_length), computed exactly in 64-bit arithmetic: a range may end
+ * at 2^64 (its last byte 2^64 - 1), never past it, and ends are never
+ * compared after wrapping. rxe's u64 form (iova + length > base + length)
+ * lets iova 0xfffffffffffffc00 with length 0x400 (sum 0) pass against any
+ * region; the rxe overflow series (May 2026) refuses wrapped sums; Linux
+ * 6.1's mr_check_range() compares without summing and serves an MR ending
+ * at 2^64. Here, inside means iova >= base and iova - base <= region
+ * length - length, with length <= region length: no sum is compared. A
+ * zero-length range is inside when base <= iova <= end. In order:
  * IBK_RANGE_REGION_WRAPS, IBK_RANGE_WRAPS, IBK_RANGE_BELOW,
  * IBK_RANGE_BEYOND, else IBK_RANGE_IN. Branch-free.
  */
@@ -2113,28 +2133,27 @@ static inline enum ibk_range_verdict
 ibk_mem_range_check(uint64_t iova, uint64_t length, uint64_t base,
 		    uint64_t region_length)
 {
-	uint64_t end = iova + length;
-	uint64_t region_end = base + region_length;
-	uint32_t failed = (uint32_t)(region_end < base) |
-			  (uint32_t)(end < iova) << 1 |
+	uint32_t failed = ibk__range_past_2_64(base, region_length) |
+			  ibk__range_past_2_64(iova, length) << 1 |
 			  (uint32_t)(iova < base) << 2 |
-			  (uint32_t)(end > region_end) << 3;
+			  (uint32_t)((length > region_length) |
+				     (iova - base > region_length - length))
+				<< 3;
 
 	return (enum ibk_range_verdict)ibk__first_failure(
 		failed, IBK_RANGE_IN, IBK_RANGE_REGION_WRAPS);
 }
 
 /* True iff [@iova, @iova + @length) lies in [@base, @base +
- * @region_length) with neither sum wrapping: ibk_mem_range_check() says
- * IBK_RANGE_IN. The same four comparisons, without the reason. */
+ * @region_length), neither range ending past 2^64: ibk_mem_range_check()
+ * says IBK_RANGE_IN. The same comparisons, without the reason. */
 static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
 				    uint64_t base, uint64_t region_length)
 {
-	uint64_t end = iova + length;
-	uint64_t region_end = base + region_length;
-
-	return ((region_end < base) | (end < iova) | (iova < base) |
-		(end > region_end)) == 0;
+	return (ibk__range_past_2_64(base, region_length) |
+		ibk__range_past_2_64(iova, length) | (iova < base) |
+		(length > region_length) |
+		(iova - base > region_length - length)) == 0;
 }
 
 /*
@@ -2445,21 +2464,46 @@ ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 #define IBK_MEM_DMA_LEN_MAX	0x80000000u
 
 /*
+ * A window's bytes lie in its MR: the request's range, translated to the
+ * MR's addresses (a zero-based window's offsets start at the window's
+ * addr, as rxe's check_rkey() sets resp.offset), inside [mr->addr,
+ * mr->addr + mr->length), checked exactly as rxe's mr_check_range(mr, va
+ * + offset, resid) does at access time. A translation past 2^64 is
+ * outside; so is everything for @mr NULL (no region to reach).
+ */
+static inline uint32_t ibk__mw_in_mr(const struct ibk_mem_request *req,
+				     const struct ibk_mem_attr *mw,
+				     const struct ibk_mem_attr *mr)
+{
+	uint64_t offset = mw->addr & (0u - (uint64_t)!!(mw->access &
+						       IBK_ACCESS_ZERO_BASED));
+	uint64_t va = req->va + offset;
+
+	return mr && va >= req->va &&
+	       ibk_mem_range_ok(va, req->length, mr->addr, mr->length);
+}
+
+/*
  * The checks on the object a request's R_Key names, for @r not NULL, in
  * rxe's order (lookup_mr(): key, PD, access, state; rxe_lookup_mw(): key,
- * PD, the type 2 window's QP, length 0, access, state; then
- * mr_check_range(); then the atomic alignment of atomic_reply()): each
- * computed into one bit, the first failing one found without a branch.
+ * PD, the type 2 window's QP, length 0, access, state; then the bounds of
+ * the object and, for a window, of its MR, @mr (mr_check_range()); then
+ * the atomic alignment of atomic_reply()): each computed into one bit,
+ * the first failing one found without a branch.
  */
 static inline enum ibk_mem_verdict
 ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 			const struct ibk_mem_request *req,
-			const struct ibk_mem_attr *r)
+			const struct ibk_mem_attr *r,
+			const struct ibk_mem_attr *mr)
 {
 	/* zero-based: remote addresses are offsets from 0 */
 	uint64_t base = r->addr & (0u - (uint64_t)!(r->access &
 						     IBK_ACCESS_ZERO_BASED));
 	uint32_t window = (r->kind == IBK_MEM_MW1) | (r->kind == IBK_MEM_MW2);
+	uint32_t in = (uint32_t)ibk_mem_range_ok(req->va, req->length, base,
+						 r->length) &
+		      (ibk__mw_in_mr(req, r, mr) | !window);
 	uint32_t failed =
 		(uint32_t)((r->rkey != req->rkey) |
 			   (r->state == IBK_MEM_INVALID)) |
@@ -2469,8 +2513,7 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 		(window & (uint32_t)(r->length == 0)) << 3 |
 		(uint32_t)!ibk_access_allows(r->access, req->access) << 4 |
 		(uint32_t)(r->state != IBK_MEM_VALID) << 5 |
-		(uint32_t)!ibk_mem_range_ok(req->va, req->length, base,
-					    r->length) << 6 |
+		(in ^ 1u) << 6 |
 		(uint32_t)(req->atomic & ((req->va & 7u) != 0)) << 7;
 
 	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
@@ -2481,7 +2524,9 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 /*
  * The responder check for a request parsed by ibk_mem_request_parse()
  * (whose IBK_MEM_OK it continues), against @r, the object at the index of
- * req->rkey, or NULL if there is none. In rxe's order:
+ * req->rkey, or NULL if there is none, and, when @r is a window, @mr, the
+ * region at r->mr_index it is bound to (NULL if none; not read for a
+ * region). In rxe's order:
  *  - IBK_MEM_ERR_QP_ACCESS unless the QP's own access flags grant the
  *    operation (check_op_valid(): an invalid request, not an access
  *    error);
@@ -2499,9 +2544,12 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
  *    (ibk_access_allows());
  *  - IBK_MEM_ERR_STATE unless the object is IBK_MEM_VALID;
  *  - IBK_MEM_ERR_RANGE unless [va, va + length) lies in the object, by
- *    ibk_mem_range_ok(): no sum may wrap. A window's own range is the
- *    bound: rxe checks only the MR's, so there a window gives access to
- *    all of its MR;
+ *    ibk_mem_range_ok() (no range may end past 2^64), and, for a window,
+ *    the bytes it translates to lie in @mr: a window covers a subset of
+ *    its MR (ibv_alloc_mw(3), C10-75), and rxe checks the translated
+ *    address against the MR on every access. The window's own range is
+ *    the library's bound besides: rxe checks only the MR's, so there a
+ *    window gives access to all of its MR;
  *  - IBK_MEM_ERR_ALIGN for an atomic whose address is not 8-aligned
  *    (rxe checks the host address it maps to);
  *  - else IBK_MEM_OK.
@@ -2510,7 +2558,7 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
  */
 static inline enum ibk_mem_verdict
 ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
-	      const struct ibk_mem_attr *r)
+	      const struct ibk_mem_attr *r, const struct ibk_mem_attr *mr)
 {
 	/* an RDMA READ or WRITE; not an ATOMIC, nor an ATOMIC WRITE */
 	bool rw = !req->atomic;
@@ -2526,7 +2574,7 @@ ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 		return IBK_MEM_OK;
 	if (!r)
 		return IBK_MEM_ERR_KEY;
-	return ibk__mem_object_verdict(qp, req, r);
+	return ibk__mem_object_verdict(qp, req, r, mr);
 }
 
 /* The results of the management operations below. */
@@ -2548,6 +2596,7 @@ enum ibk_memop_verdict {
 	IBK_MEMOP_ERR_MR_LOCAL_WRITE,	/* bind: MR lacks local write */
 	IBK_MEMOP_ERR_RANGE,		/* bind: window outside the MR */
 	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
+	IBK_MEMOP_ERR_MR_PD,		/* bind: MR in another PD */
 };
 
 /* Constant name of a management verdict; "unknown" outside the enum. */
@@ -2571,6 +2620,7 @@ static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
 	case IBK_MEMOP_ERR_MR_LOCAL_WRITE:	return "err-mr-local-write";
 	case IBK_MEMOP_ERR_RANGE:		return "err-range";
 	case IBK_MEMOP_ERR_IN_USE:		return "err-in-use";
+	case IBK_MEMOP_ERR_MR_PD:		return "err-mr-pd";
 	default:				return "unknown";
 	}
 }
@@ -2725,11 +2775,23 @@ struct ibk_mw_bind {
 	uint8_t key_byte;	/* the window's key byte once bound */
 };
 
-/* Bind rules on the MR (rxe_check_bind_mw(), for a bind with an MR). */
+/*
+ * Bind rules on the MR (rxe_check_bind_mw(), for a bind with an MR). The
+ * window must lie in the MR (C10-75: a window covers a subset of the MR,
+ * ibv_alloc_mw(3)), zero-based or not: wr->addr is where it starts in the
+ * MR either way (rxe_do_bind_mw() keeps it as the window's addr, and a
+ * zero-based window's offsets count from there). rxe tests only a
+ * zero-based window's length against the MR's, so there a window bound
+ * at 0x90000 to an MR at [0x20000, 0x21000) binds, and only the access
+ * check stops what it reaches.
+ */
 static inline enum ibk_memop_verdict
-ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mr,
+ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
+			const struct ibk_mem_attr *mr,
 			const struct ibk_mw_bind *wr)
 {
+	if (mr->pd != mw->pd)		/* "Check PDs for memory window binds" */
+		return IBK_MEMOP_ERR_MR_PD;
 	if (mr->access & IBK_ACCESS_ZERO_BASED)
 		return IBK_MEMOP_ERR_MR_ZERO_BASED;
 	if (!(mr->access & IBK_ACCESS_MW_BIND))			/* C10-73 */
@@ -2737,11 +2799,8 @@ ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mr,
 	if ((wr->access & (IBK_ACCESS_REMOTE_WRITE | IBK_ACCESS_REMOTE_ATOMIC)) &&
 	    !(mr->access & IBK_ACCESS_LOCAL_WRITE))		/* C10-74 */
 		return IBK_MEMOP_ERR_MR_LOCAL_WRITE;
-	if (wr->access & IBK_ACCESS_ZERO_BASED)			/* C10-75 */
-		return wr->length <= mr->length ? IBK_MEMOP_OK :
-		       IBK_MEMOP_ERR_RANGE;
 	return ibk_mem_range_ok(wr->addr, wr->length, mr->addr, mr->length) ?
-	       IBK_MEMOP_OK : IBK_MEMOP_ERR_RANGE;
+	       IBK_MEMOP_OK : IBK_MEMOP_ERR_RANGE;		/* C10-75 */
 }
 
 /*
@@ -2752,13 +2811,16 @@ ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mr,
  * or not a live region with key wr->mr_lkey; IBK_MEMOP_ERR_ACCESS for a
  * flag outside IBK_ACCESS_MW_FLAGS. Type 1: IBK_MEMOP_ERR_STATE unless
  * VALID, IBK_MEMOP_ERR_ZERO_BASED if zero-based (o10-36.2.2). Type 2:
- * IBK_MEMOP_ERR_STATE unless FREE (o10-37.2.30), IBK_MEMOP_ERR_PD unless
- * the QP's PD is the window's (C10-72), IBK_MEMOP_ERR_NO_MR for length 0
- * (o10-37.2.40). With an MR: IBK_MEMOP_ERR_MR_ZERO_BASED,
- * IBK_MEMOP_ERR_MR_BIND (C10-73), IBK_MEMOP_ERR_MR_LOCAL_WRITE for a
- * remote write or atomic window on an MR without local write (C10-74),
- * IBK_MEMOP_ERR_RANGE unless the window lies in the MR (C10-75: length
- * <= the MR's for a zero-based window, else ibk_mem_range_ok(), no wrap).
+ * IBK_MEMOP_ERR_STATE unless FREE (o10-37.2.30). Both: IBK_MEMOP_ERR_PD
+ * unless the QP's PD is the window's (C10-72; the verbs put the QP, the
+ * window and the MR of a bind in one protection domain, and rxe checks it
+ * for both types since "RDMA/rxe: Check PDs for memory window binds",
+ * 2026). Type 2: IBK_MEMOP_ERR_NO_MR for length 0 (o10-37.2.40). With an
+ * MR: IBK_MEMOP_ERR_MR_PD unless it is in the window's PD (same patch),
+ * IBK_MEMOP_ERR_MR_ZERO_BASED, IBK_MEMOP_ERR_MR_BIND (C10-73),
+ * IBK_MEMOP_ERR_MR_LOCAL_WRITE for a remote write or atomic window on an
+ * MR without local write (C10-74), IBK_MEMOP_ERR_RANGE unless the window,
+ * zero-based or not, lies in the MR (C10-75, by ibk_mem_range_ok()).
  * Writes nothing. A failed bind completes with IBK_WC_MW_BIND_ERR.
  */
 static inline enum ibk_memop_verdict
@@ -2780,15 +2842,14 @@ ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
 			return IBK_MEMOP_ERR_STATE;
 		if (wr->access & IBK_ACCESS_ZERO_BASED)
 			return IBK_MEMOP_ERR_ZERO_BASED;
-	} else {
-		if (mw->state != IBK_MEM_FREE)
-			return IBK_MEMOP_ERR_STATE;
-		if (wr->qp_pd != mw->pd)
-			return IBK_MEMOP_ERR_PD;
-		if (wr->length == 0)
-			return IBK_MEMOP_ERR_NO_MR;
+	} else if (mw->state != IBK_MEM_FREE) {
+		return IBK_MEMOP_ERR_STATE;
 	}
-	return wr->length ? ibk__mw_bind_mr_verdict(mr, wr) : IBK_MEMOP_OK;
+	if (wr->qp_pd != mw->pd)
+		return IBK_MEMOP_ERR_PD;
+	if (mw->kind == IBK_MEM_MW2 && wr->length == 0)
+		return IBK_MEMOP_ERR_NO_MR;
+	return wr->length ? ibk__mw_bind_mr_verdict(mw, mr, wr) : IBK_MEMOP_OK;
 }
 
 /*

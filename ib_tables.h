@@ -2824,7 +2824,7 @@ static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
 	if (wr->length != 0)
 		mr = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mr_lkey));
 	if (mw->length != 0 && mw->state == IBK_MEM_VALID &&
-	    (mw->kind == IBK_MEM_MW1 || mw->kind == IBK_MEM_MW2))
+	    ibk__mem_is_window(mw))
 		old_mr = ibk__mr_txn_slot(t, &x, mw->mr_index);
 	return ibk__mr_txn_end(t, &x, ibk_mw_bind(mw, mr, old_mr, wr));
 }
@@ -2869,7 +2869,7 @@ static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o)
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
-	if (o->length != 0 && (o->kind == IBK_MEM_MW1 || o->kind == IBK_MEM_MW2))
+	if (o->length != 0 && ibk__mem_is_window(o))
 		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
 	return ibk__mr_txn_end(t, &x, ibk_mem_deregister(o, key, mr));
 }
@@ -2944,18 +2944,22 @@ static inline bool ibk_mr_table_ref_fresh(const struct ibk_mr_table *t,
 }
 
 /* Inside a read section of copy @c: ibk_mem_check() of @req against the
- * object at its R_Key's index (NULL beyond the table: no object). */
+ * object at its R_Key's index (NULL beyond the table: no object) and, for
+ * a window, the region at its MR index, read in the same generation. */
 static inline enum ibk_mem_verdict
 ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 		 const struct ibk_mem_qp *qp, const struct ibk_mem_request *req)
 {
 	uint32_t index = ibk_rkey_index(req->rkey);
-	struct ibk_mem_attr a;
+	struct ibk_mem_attr a, mr;
 
 	if (index >= t->capacity)
-		return ibk_mem_check(qp, req, NULL);
+		return ibk_mem_check(qp, req, NULL, NULL);
 	ibk__mr_cell_load(&t->cells[c][index], &a);
-	return ibk_mem_check(qp, req, &a);
+	if (!ibk__mem_is_window(&a) || a.mr_index >= t->capacity)
+		return ibk_mem_check(qp, req, &a, NULL);
+	ibk__mr_cell_load(&t->cells[c][a.mr_index], &mr);
+	return ibk_mem_check(qp, req, &a, &mr);
 }
 
 /*

@@ -355,6 +355,18 @@ static void describe_gid(const struct ibk_gid *gid)
 	describe_gid_origin(gid);
 }
 
+/* Prints @start + @len exactly: "2^64" where the sum carries into bit 64
+ * with nothing below it, which a u64 holds as 0. */
+static void print_end(uint64_t start, uint64_t len)
+{
+	uint64_t end = start + len;
+
+	if (end < start && end == 0)
+		printf("2^64");
+	else
+		printf("0x%llx", (unsigned long long)end);
+}
+
 /*
  * The range verdict in words. The u64 form most drivers use (rxe's
  * mr_check_range(), siw_check_mem()) is computed too, to show where it
@@ -373,17 +385,18 @@ static void explain_range(uint64_t iova, uint64_t len, uint64_t base,
 	       (unsigned long long)base, (unsigned long long)region_len);
 	switch (v) {
 	case IBK_RANGE_IN:
-		printf("in: 0x%llx <= iova and iova + length = 0x%llx <= "
-		       "0x%llx, the region's end\n", (unsigned long long)base,
-		       (unsigned long long)end,
-		       (unsigned long long)region_end);
+		printf("in: 0x%llx <= iova and iova + length = ",
+		       (unsigned long long)base);
+		print_end(iova, len);
+		printf(" <= ");
+		print_end(base, region_len);
+		printf(", the region's end\n");
 		return;
 	case IBK_RANGE_REGION_WRAPS:
-		printf("out: the region's end, base + length, does not fit in "
-		       "64 bits\n");
+		printf("out: the region's end, base + length, is past 2^64\n");
 		break;
 	case IBK_RANGE_WRAPS:
-		printf("out: iova + length does not fit in 64 bits (it wraps "
+		printf("out: iova + length is past 2^64 (a u64 sum wraps it "
 		       "to 0x%llx)\n", (unsigned long long)end);
 		break;
 	case IBK_RANGE_BELOW:
@@ -391,9 +404,11 @@ static void explain_range(uint64_t iova, uint64_t len, uint64_t base,
 		       (unsigned long long)base);
 		break;
 	case IBK_RANGE_BEYOND:
-		printf("out: the access ends at 0x%llx, past the region's end "
-		       "0x%llx\n", (unsigned long long)end,
-		       (unsigned long long)region_end);
+		printf("out: the access ends at ");
+		print_end(iova, len);
+		printf(", past the region's end ");
+		print_end(base, region_len);
+		printf("\n");
 		break;
 	}
 	if (u64_form_passes)

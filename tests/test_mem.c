@@ -208,18 +208,26 @@ static bool le65(struct u65 a, struct u65 b)
 	return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
 }
 
+/* True if @v is above 2^64: a 65-bit value with bits above bit 64. */
+static bool above_2_64(struct u65 v)
+{
+	return v.hi && v.lo;
+}
+
 /*
- * The rule, read off the issue: [iova, iova + len) inside [base, base +
- * rlen), neither sum reaching 2^64. The reason, in the documented order.
+ * The rule: [iova, iova + len) inside [base, base + rlen), sums exact, an
+ * end of exactly 2^64 allowed (Linux 6.1 rxe serves an MR at 2^64 - 4096
+ * of length 4096 up to its last byte), an end past 2^64 a wrap. The
+ * reason, in the documented order.
  */
 static enum ibk_range_verdict model_range(uint64_t iova, uint64_t len,
 					  uint64_t base, uint64_t rlen)
 {
 	struct u65 end = add65(iova, len), rend = add65(base, rlen);
 
-	if (rend.hi)
+	if (above_2_64(rend))
 		return IBK_RANGE_REGION_WRAPS;
-	if (end.hi)
+	if (above_2_64(end))
 		return IBK_RANGE_WRAPS;
 	if (iova < base)
 		return IBK_RANGE_BELOW;
@@ -281,11 +289,12 @@ static void test_range(void)
 	unsigned long cases = 0, i;
 	size_t a, b, c, d;
 
-	/* FACTS 2.5: iova 0xfffffffffffffc00 + 0x400 = 0 in u64 */
+	/* FACTS 2.5: iova 0xfffffffffffffc00 + 0x400 = 0 in u64; the range
+	 * ends exactly at 2^64, far beyond the region */
 	tap_ok(rxe_range_ok(0xfffffffffffffc00ull, 0x400, 0x1000, 0x1000) &&
 	       !ibk_mem_range_ok(0xfffffffffffffc00ull, 0x400, 0x1000, 0x1000) &&
 	       ibk_mem_range_check(0xfffffffffffffc00ull, 0x400, 0x1000,
-				   0x1000) == IBK_RANGE_WRAPS,
+				   0x1000) == IBK_RANGE_BEYOND,
 	       "the rxe wrap: iova 0xfffffffffffffc00 len 0x400 against "
 	       "[0x1000, 0x2000) passes rxe's u64 test and is refused here");
 	tap_ok(rxe_range_ok(0xffffffffffffff00ull, 0x1100, 0x1000, 0x1000) &&
@@ -302,6 +311,32 @@ static void test_range(void)
 				0xfffffffffffff000ull, 0xfff),
 	       "exact edges: the whole region, one byte past, one below, "
 	       "zero bytes at the end, last byte below 2^64");
+	/* Linux 6.1 rxe (as Debian 12 ships it): an MR at iova 2^64 - 4096,
+	 * length 4096, registers, and RDMA WRITEs and READs ending exactly
+	 * at 2^64 execute; its mr_check_range() never sums iova + length */
+	tap_ok(ibk_mem_range_check(0xfffffffffffff000ull, 0x1000,
+				   0xfffffffffffff000ull, 0x1000) ==
+	       IBK_RANGE_IN &&
+	       ibk_mem_range_check(0xffffffffffffff00ull, 0x100,
+				   0xfffffffffffff000ull, 0x1000) ==
+	       IBK_RANGE_IN &&
+	       ibk_mem_range_ok(0xffffffffffffffffull, 1,
+				0xfffffffffffff000ull, 0x1000),
+	       "a region ending exactly at 2^64 and requests ending there "
+	       "are inside (stock 6.1 rxe serves them)");
+	tap_ok(ibk_mem_range_check(0xfffffffffffff000ull, 0x1001,
+				   0xfffffffffffff000ull, 0x1000) ==
+	       IBK_RANGE_WRAPS &&
+	       ibk_mem_range_check(0xffffffffffffff00ull, 0x100,
+				   0xfffffffffffff000ull, 0x1001) ==
+	       IBK_RANGE_REGION_WRAPS &&
+	       ibk_mem_range_check(0xffffffffffffff00ull, 0x200,
+				   0xfffffffffffff000ull, 0x1000) ==
+	       IBK_RANGE_WRAPS &&
+	       !ibk_mem_range_ok(0xffffffffffffffffull, 2,
+				 0xfffffffffffff000ull, 0x1000),
+	       "one byte past 2^64 is out: the request's end, the region's "
+	       "end, a wrapped end");
 
 	for (a = 0; a < n; a++)
 		for (b = 0; b < n; b++)
@@ -497,11 +532,16 @@ static void test_opcodes(void)
 #define KEY	0x00012a5bu		/* index 0x12a, key byte 0x5b */
 
 /* One request: a packet's BTH and RETH or AtomicETH, built with the
- * setters, and the QP it arrives on. */
+ * setters, the QP it arrives on, and the region a window it names is
+ * bound to (unless no_mr). */
 struct req {
 	uint8_t pkt[IBK_BTH_LEN + IBK_ATOMICETH_LEN];
 	struct ibk_mem_qp qp;
+	struct ibk_mem_attr mr;
+	bool no_mr;
 };
+
+static struct ibk_mem_attr good_mr(void);
 
 static void req_init(struct req *q, uint8_t opcode, uint64_t va,
 		     uint32_t rkey, uint32_t len)
@@ -525,6 +565,7 @@ static void req_init(struct req *q, uint8_t opcode, uint64_t va,
 	q->qp.qpn = QPN;
 	q->qp.pd = PD;
 	q->qp.access = IBK_ACCESS_REMOTE;
+	q->mr = good_mr();
 }
 
 /* A registered region every request below may use. */
@@ -543,14 +584,17 @@ static struct ibk_mem_attr good_mr(void)
 	return r;
 }
 
-/* The library's verdict: parse, then check against @r. */
+/* The library's verdict: parse, then check against @r (and q->mr, the
+ * region a window is bound to). */
 static enum ibk_mem_verdict lib_verdict(const struct req *q,
 					const struct ibk_mem_attr *r)
 {
-	struct ibk_mem_request mr;
-	enum ibk_mem_verdict v = ibk_mem_request_parse(q->qp.type, q->pkt, &mr);
+	struct ibk_mem_request req;
+	enum ibk_mem_verdict v = ibk_mem_request_parse(q->qp.type, q->pkt,
+						       &req);
 
-	return v == IBK_MEM_OK ? ibk_mem_check(&q->qp, &mr, r) : v;
+	return v == IBK_MEM_OK ?
+	       ibk_mem_check(&q->qp, &req, r, q->no_mr ? NULL : &q->mr) : v;
 }
 
 enum mutation {
@@ -559,7 +603,7 @@ enum mutation {
 	M_MW2_OTHER_QP, M_MW1_UNBOUND, M_NO_ACCESS, M_PARTIAL_ACCESS,
 	M_FREE, M_BELOW, M_BEYOND, M_WRAP, M_MISALIGNED, M_ZERO_BASED,
 	M_UD_QP, M_TVER, M_UC_READ, M_FLUSH, M_SEND, M_WRITE_MIDDLE,
-	M_ATOMIC_WRITE_ZERO,
+	M_ATOMIC_WRITE_ZERO, M_MW_PAST_MR, M_MW_NO_MR,
 };
 
 struct verdict_case {
@@ -683,6 +727,18 @@ static void mutate(struct req *q, struct ibk_mem_attr *r, bool *r_null,
 		ibk_reth_set_dma_len(ext, 0);
 		r->rkey ^= 1;
 		break;
+	case M_MW_PAST_MR:	/* a zero-based type 2 window half past its MR */
+		r->kind = IBK_MEM_MW2;
+		r->qpn = QPN;
+		r->access |= IBK_ACCESS_ZERO_BASED;
+		r->addr = BASE + LEN / 2;
+		ibk_reth_set_va(ext, LEN / 2);
+		ibk_atomiceth_set_va(ext, LEN / 2);
+		break;
+	case M_MW_NO_MR:
+		r->kind = IBK_MEM_MW1;
+		q->no_mr = true;
+		break;
 	}
 }
 
@@ -787,6 +843,14 @@ static const struct verdict_case verdict_cases[] = {
 	  { M_ZERO_BASED }, IBK_MEM_OK },
 	{ "2.4 zero-based window", OP_CSWAP, { M_ZERO_BASED, M_MW2 },
 	  IBK_MEM_OK },
+	/* a window reaches only its MR (C10-75; rxe check_rkey() then
+	 * mr_check_range(mr, va + mw->addr, resid)) */
+	{ "C10-75 a zero-based window's offset inside the window but past "
+	  "its MR", OP_WRITE, { M_MW_PAST_MR }, IBK_MEM_ERR_RANGE },
+	{ "C10-75 an ATOMIC through a window past its MR", OP_FADD,
+	  { M_MW_PAST_MR }, IBK_MEM_ERR_RANGE },
+	{ "a window with no MR reaches nothing", OP_READ, { M_MW_NO_MR },
+	  IBK_MEM_ERR_RANGE },
 	/* atomic alignment (atomic_reply): NAK 0x61, after the bounds */
 	{ "2.4 ATOMIC at an address not 8-aligned", OP_CSWAP, { M_MISALIGNED },
 	  IBK_MEM_ERR_ALIGN },
@@ -873,7 +937,7 @@ static void test_verdict_naks(void)
 struct facts {
 	bool header_ok, keyed, flush, qp_allows, huge, zero_rw;
 	bool object, key_eq, pd_eq, window, mw2, qp_eq, len0;
-	bool grants_all, valid, in_range, atomic, aligned;
+	bool grants_all, valid, in_range, in_mr, atomic, aligned;
 };
 
 static enum ibk_mem_verdict model_verdict(const struct facts *f)
@@ -902,7 +966,9 @@ static enum ibk_mem_verdict model_verdict(const struct facts *f)
 		return IBK_MEM_ERR_ACCESS;
 	if (!f->valid)
 		return IBK_MEM_ERR_STATE;
-	if (!f->in_range)			/* mr_check_range() */
+	if (!f->in_range)			/* the object's own range */
+		return IBK_MEM_ERR_RANGE;
+	if (f->window && !f->in_mr)		/* mr_check_range() */
 		return IBK_MEM_ERR_RANGE;
 	if (f->atomic && !f->aligned)		/* atomic_reply() */
 		return IBK_MEM_ERR_ALIGN;
@@ -947,6 +1013,13 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 	req_init(q, op, va, KEY, len);
 	if (test_rng_below(16) == 0)
 		q->qp.type = IBK_QPT_UC;
+	/* the window's MR: as large as the window, the test's region (which
+	 * the moved windows leave), or none */
+	if (test_rng_below(2)) {
+		q->mr.addr = r->addr;
+		q->mr.length = r->length;
+	}
+	q->no_mr = test_rng_below(16) == 0;
 	q->qp.access = (uint32_t)test_rng64() & IBK_ACCESS_REMOTE;
 	if (test_rng_below(2))
 		q->qp.access = IBK_ACCESS_REMOTE;
@@ -979,6 +1052,16 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 	f->in_range = model_range(va, reth ? len : 8,
 				  (r->access & IBK_ACCESS_ZERO_BASED) ? 0 :
 				  r->addr, r->length) == IBK_RANGE_IN;
+	/* a window's bytes translated into its MR: offsets from its addr
+	 * when zero-based (rxe check_rkey()), exact in 65 bits */
+	{
+		struct u65 t = add65(va, (r->access & IBK_ACCESS_ZERO_BASED) ?
+					 r->addr : 0);
+
+		f->in_mr = !q->no_mr && !t.hi &&
+			   model_range(t.lo, reth ? len : 8, q->mr.addr,
+				       q->mr.length) == IBK_RANGE_IN;
+	}
 	f->aligned = (va & 7) == 0;
 }
 
@@ -1126,6 +1209,7 @@ enum {
 	B_MW2_NO_MR, B_MW1_UNBIND, B_MR_ZERO_BASED, B_MR_NO_BIND,
 	B_MR_NO_LOCAL_WRITE, B_ZB_TOO_LONG, B_ZB_FITS, B_OUTSIDE, B_WRAP,
 	B_ATOMIC_NO_LOCAL_WRITE, B_NOT_WINDOW, B_MR_LOCAL_FLAG,
+	B_ZB_PAST_END, B_ZB_BELOW, B_MW1_OTHER_PD, B_MR_OTHER_PD, B_MR_END_2_64,
 };
 
 static const struct bind_case bind_cases[] = {
@@ -1151,6 +1235,14 @@ static const struct bind_case bind_cases[] = {
 	  B_MW2_NOT_FREE, IBK_MEMOP_ERR_STATE },
 	{ "2.6 C10-72 type 2: QP PD must be the window's", IBK_MEM_MW2,
 	  B_MW2_OTHER_PD, IBK_MEMOP_ERR_PD },
+	/* IBTA verbs: QP, window and MR of a bind in one PD ("RDMA/rxe:
+	 * Check PDs for memory window binds", 2026) */
+	{ "QP, window, MR in one PD: a type 1 window bound by a QP of "
+	  "another PD", IBK_MEM_MW1, B_MW1_OTHER_PD, IBK_MEMOP_ERR_PD },
+	{ "QP, window, MR in one PD: a type 2 window bound to an MR of "
+	  "another PD", IBK_MEM_MW2, B_MR_OTHER_PD, IBK_MEMOP_ERR_MR_PD },
+	{ "QP, window, MR in one PD: a type 1 window to an MR of another PD",
+	  IBK_MEM_MW1, B_MR_OTHER_PD, IBK_MEMOP_ERR_MR_PD },
 	{ "2.6 o10-37.2.40 type 2 with no MR / zero length", IBK_MEM_MW2,
 	  B_MW2_NO_MR, IBK_MEMOP_ERR_NO_MR },
 	{ "2.6 type 1 with zero length: allowed (unbinds)", IBK_MEM_MW1,
@@ -1166,8 +1258,14 @@ static const struct bind_case bind_cases[] = {
 	  IBK_MEMOP_ERR_MR_LOCAL_WRITE },
 	{ "2.6 C10-75 zero-based window longer than the MR", IBK_MEM_MW2,
 	  B_ZB_TOO_LONG, IBK_MEMOP_ERR_RANGE },
-	{ "2.6 C10-75 zero-based window as long as the MR", IBK_MEM_MW2,
-	  B_ZB_FITS, IBK_MEMOP_OK },
+	{ "2.6 C10-75 zero-based window as long as the MR, at its start",
+	  IBK_MEM_MW2, B_ZB_FITS, IBK_MEMOP_OK },
+	{ "C10-75 zero-based window starting inside the MR, ending past it",
+	  IBK_MEM_MW2, B_ZB_PAST_END, IBK_MEMOP_ERR_RANGE },
+	{ "C10-75 zero-based window placed below the MR (rxe tests only its "
+	  "length)", IBK_MEM_MW2, B_ZB_BELOW, IBK_MEMOP_ERR_RANGE },
+	{ "a window ending exactly at 2^64 in an MR ending there",
+	  IBK_MEM_MW1, B_MR_END_2_64, IBK_MEMOP_OK },
 	{ "2.6 C10-75 VA window past the MR's end", IBK_MEM_MW1, B_OUTSIDE,
 	  IBK_MEMOP_ERR_RANGE },
 	{ "2.6 C10-75 / 2.5 VA window whose end wraps (patch 4/4)",
@@ -1213,8 +1311,26 @@ static enum ibk_memop_verdict run_bind_case(const struct bind_case *c,
 		break;
 	case B_ZB_FITS:
 		wr->access |= IBK_ACCESS_ZERO_BASED;
-		wr->addr = 0;
+		wr->addr = BASE;
 		wr->length = LEN;
+		break;
+	case B_ZB_PAST_END:
+		wr->access |= IBK_ACCESS_ZERO_BASED;
+		wr->addr = BASE + 0x800;
+		wr->length = LEN;
+		break;
+	case B_ZB_BELOW:
+		wr->access |= IBK_ACCESS_ZERO_BASED;
+		wr->addr = 0x800;
+		wr->length = 0x1000;
+		break;
+	case B_MW1_OTHER_PD:	wr->qp_pd = PD + 1; break;
+	case B_MR_OTHER_PD:	mr->pd = PD + 1; break;
+	case B_MR_END_2_64:
+		mr->addr = 0xfffffffffffff000ull;
+		mr->length = 0x1000;
+		wr->addr = 0xffffffffffffff00ull;
+		wr->length = 0x100;
 		break;
 	case B_OUTSIDE:
 		wr->addr = BASE + LEN - 0x100;
@@ -1320,6 +1436,84 @@ static void test_bind(void)
 		tap_ok(lib_verdict(&q, &w1) == IBK_MEM_ERR_UNBOUND,
 		       "2.4 the unbound type 1 window grants nothing");
 	}
+}
+
+/*
+ * The review's examples: an MR at [0x20000, 0x21000); a window covers a
+ * subset of the MR it is bound to (ibv_alloc_mw(3); C10-75 in rxe_mw.c),
+ * and the QP, the window and the MR of a bind share one PD (IBTA verbs).
+ */
+static void test_window_in_mr(void)
+{
+	static const uint64_t outside[] = { 0x20800, 0x90000, 0x800 };
+	struct ibk_mem_attr mr = bindable_mr(), w, before;
+	struct ibk_mw_bind wr = bind_wr();
+	struct req q;
+	unsigned i, bound = 0;
+
+	mr.addr = 0x20000;
+	mr.length = 0x1000;
+	wr.access = IBK_ACCESS_REMOTE_WRITE | IBK_ACCESS_ZERO_BASED;
+	wr.length = 0x1000;
+	for (i = 0; i < 3; i++) {
+		w = new_window(IBK_MEM_MW2);
+		ibk_mem_register(&w);
+		wr.addr = outside[i];
+		bound += ibk_mw_bind(&w, &mr, NULL, &wr) != IBK_MEMOP_ERR_RANGE ||
+			 w.state != IBK_MEM_FREE;
+	}
+	tap_ok(bound == 0 && mr.windows == 0, "C10-75: zero-based windows of "
+	       "0x1000 bytes at 0x20800, 0x90000 and 0x800 do not bind to the "
+	       "MR [0x20000, 0x21000)");
+
+	/* one bound where it fits serves offsets 0 to 0xfff */
+	w = new_window(IBK_MEM_MW2);
+	ibk_mem_register(&w);
+	wr.addr = 0x20000;
+	req_init(&q, OP_WRITE, 0, ibk_rkey_make(ibk_rkey_index(MW_KEY),
+						wr.key_byte), 0x1000);
+	q.mr = mr;
+	tap_ok(ibk_mw_bind(&w, &mr, NULL, &wr) == IBK_MEMOP_OK &&
+	       lib_verdict(&q, &w) == IBK_MEM_OK,
+	       "a zero-based window bound at the MR's start: a WRITE at "
+	       "offset 0 of 0x1000 bytes is granted");
+
+	/* a window whose attributes point past its MR (the bind above now
+	 * refuses it; kept state or a caller's own may still hold one) */
+	w.addr = 0x90000;
+	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_RANGE,
+	       "rxe's access rule (mr_check_range(mr, va + mw->addr)): a WRITE "
+	       "at offset 0 through a window at 0x90000 is refused");
+	w.addr = 0x20800;
+	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_RANGE,
+	       "and through one at 0x20800 whose last 0x800 bytes leave it");
+
+	/* protection domains: PD 1 owns the MR, the window is PD 2's */
+	mr = bindable_mr();
+	mr.pd = 1;
+	w = new_window(IBK_MEM_MW2);
+	w.pd = 2;
+	ibk_mem_register(&w);
+	wr = bind_wr();
+	wr.qp_pd = 2;
+	before = w;
+	tap_ok(ibk_mw_bind(&w, &mr, NULL, &wr) == IBK_MEMOP_ERR_MR_PD &&
+	       memcmp(&w, &before, sizeof(w)) == 0 && mr.windows == 0,
+	       "a PD-2 window bound by a PD-2 QP to a PD-1 MR is refused and "
+	       "stays unbound");
+	req_init(&q, OP_WRITE, wr.addr, ibk_rkey_make(ibk_rkey_index(MW_KEY),
+						      wr.key_byte), 0x100);
+	q.qp.pd = 2;
+	q.mr = mr;
+	tap_ok(lib_verdict(&q, &w) != IBK_MEM_OK,
+	       "so a PD-2 QP's RDMA WRITE cannot reach PD 1's memory through it");
+	w = new_window(IBK_MEM_MW1);
+	w.pd = 2;
+	ibk_mem_register(&w);
+	wr = bind_wr();
+	wr.qp_pd = 1;
+	tap_ok(ibk_mw_bind(&w, &mr, NULL, &wr) == IBK_MEMOP_ERR_PD,
+	       "a PD-2 type 1 window bound by a PD-1 QP is refused");
 }
 
 static void test_invalidate(void)
@@ -1451,6 +1645,7 @@ int main(void)
 	test_verdict_random();
 	test_register();
 	test_bind();
+	test_window_in_mr();
 	test_invalidate();
 	test_rereg();
 	return tap_done();

@@ -298,14 +298,15 @@ static enum ibk_mem_verdict verdict_at(const struct ibk_mem_qp *qp,
 				       const uint8_t *pkt, uint32_t g)
 {
 	struct ibk_mem_request req;
-	struct ibk_mem_attr o;
+	struct ibk_mem_attr o, mr;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, pkt, &req);
 
 	if (v != IBK_MEM_OK)
 		return v;
 	o = object_at_step(ibk_rkey_index(req.rkey), g);
+	mr = object_at_step(o.mr_index < CAP ? o.mr_index : 0, g);
 	return ibk_mem_check(qp, &req, ibk_rkey_index(req.rkey) < CAP ? &o :
-			     NULL);
+			     NULL, o.mr_index < CAP ? &mr : NULL);
 }
 
 static void op_ref(struct reader_stats *st)

@@ -429,8 +429,14 @@ static enum ibk_mem_verdict model_verdict(const struct ibk_mem_qp *qp,
 	struct ibk_mem_request req;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, pkt, &req);
 
-	return v == IBK_MEM_OK ? ibk_mem_check(qp, &req, model_find(req.rkey)) :
-	       v;
+	const struct ibk_mem_attr *o = model_find(req.rkey);
+
+	if (v != IBK_MEM_OK)
+		return v;
+	/* a window is checked against its MR too: the slot its MR index
+	 * names */
+	return ibk_mem_check(qp, &req, o, o && o->mr_index < CAP ?
+			     &model[o->mr_index] : NULL);
 }
 
 static void test_checks(void)

@@ -13,7 +13,9 @@
  *    opcode without an R_Key; all after the header check;
  *  - ibk_mem_check() must give the verdict of rxe's order as the header
  *    comment lists it, written in model.h as an if-chain with exact
- *    128-bit arithmetic for the range;
+ *    128-bit arithmetic for the range (an end of exactly 2^64 inside)
+ *    and, for a window, its bytes translated into the MR the input may
+ *    give it;
  *  - ibk_mem_range_check() must give the first failing of its four
  *    checks, also in 128 bits; the key helpers must match ibv_inc_rkey()'s
  *    arithmetic; NAK and completion status must follow from the verdict.
@@ -77,8 +79,8 @@ static void check_range(uint64_t iova, uint64_t len, uint64_t base,
 {
 	model_u128 top = (model_u128)1 << 64;
 	enum ibk_range_verdict want =
-		(model_u128)base + rlen >= top ? IBK_RANGE_REGION_WRAPS :
-		(model_u128)iova + len >= top ? IBK_RANGE_WRAPS :
+		(model_u128)base + rlen > top ? IBK_RANGE_REGION_WRAPS :
+		(model_u128)iova + len > top ? IBK_RANGE_WRAPS :
 		iova < base ? IBK_RANGE_BELOW :
 		(model_u128)iova + len > (model_u128)base + rlen ? IBK_RANGE_BEYOND :
 		IBK_RANGE_IN;
@@ -103,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz f = fz_init(data, size);
 	struct ibk_mem_qp qp;
 	struct ibk_mem_request req;
-	struct ibk_mem_attr obj, *r = NULL;
+	struct ibk_mem_attr obj, mr, *r = NULL, *pmr = NULL;
 	enum ibk_mem_verdict v, want;
 	uint8_t head[IBK_BTH_LEN], *pkt;
 	size_t n;
@@ -143,9 +145,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			req.length = (uint32_t)(obj.length + (int8_t)fz_u8(&f));
 		}
 		r = &obj;
+		if (fz_bool(&f)) {	/* a window's MR, near the window */
+			memset(&mr, 0, sizeof(mr));
+			mr.addr = fz_bool(&f) ? obj.addr + (int8_t)fz_u8(&f) :
+				  fz_u64(&f);
+			mr.length = fz_bool(&f) ?
+				    obj.length + (int8_t)fz_u8(&f) : fz_u64(&f);
+			pmr = &mr;
+		}
 	}
-	want = model_mem_check(&qp, &req, r);
-	v = ibk_mem_check(&qp, &req, r);
+	want = model_mem_check(&qp, &req, r, pmr);
+	v = ibk_mem_check(&qp, &req, r, pmr);
 	FZ_CHECK(v == want, "check %s, model %s", ibk_mem_verdict_name(v),
 		 ibk_mem_verdict_name(want));
 	FZ_CHECK(ibk_mem_verdict_nak(v) == (v <= IBK_MEM_DROP_HEADER ? 0 :

@@ -87,20 +87,35 @@ static inline enum ibk_rx_verdict model_rx(unsigned type, uint16_t qp_pkey,
 
 typedef unsigned __int128 model_u128;
 
-/* [iova, iova + len) inside [base, base + rlen), neither sum past 2^64 - 1. */
+/* [iova, iova + len) inside [base, base + rlen), neither end past 2^64
+ * (an end of exactly 2^64 is one: Linux 6.1 rxe serves it). */
 static inline bool model_in(uint64_t iova, uint64_t len, uint64_t base,
 			    uint64_t rlen)
 {
 	model_u128 end = (model_u128)iova + len, rend = (model_u128)base + rlen;
 	model_u128 top = (model_u128)1 << 64;
 
-	return rend < top && end < top && iova >= base && end <= rend;
+	return rend <= top && end <= top && iova >= base && end <= rend;
 }
 
-/* ibk_mem_check() as its comment lists the checks, one if per rule. */
+/* A window's bytes, translated as rxe's check_rkey() does (offset = the
+ * window's addr when zero-based), inside its MR @mr (none: nothing is). */
+static inline bool model_in_mr(const struct ibk_mem_request *req,
+			       const struct ibk_mem_attr *w,
+			       const struct ibk_mem_attr *mr)
+{
+	model_u128 va = (model_u128)req->va +
+			((w->access & IBK_ACCESS_ZERO_BASED) ? w->addr : 0);
+
+	return mr && va < ((model_u128)1 << 64) &&
+	       model_in((uint64_t)va, req->length, mr->addr, mr->length);
+}
+
+/* ibk_mem_check() as its comment lists the checks, one if per rule; @mr
+ * is a window's MR. */
 static inline enum ibk_mem_verdict
 model_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
-		const struct ibk_mem_attr *r)
+		const struct ibk_mem_attr *r, const struct ibk_mem_attr *mr)
 {
 	bool rw = !req->atomic;
 	bool window = r && (r->kind == IBK_MEM_MW1 || r->kind == IBK_MEM_MW2);
@@ -128,6 +143,8 @@ model_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 		return IBK_MEM_ERR_STATE;
 	base = (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
 	if (!model_in(req->va, req->length, base, r->length))
+		return IBK_MEM_ERR_RANGE;
+	if (window && !model_in_mr(req, r, mr))
 		return IBK_MEM_ERR_RANGE;
 	if (req->atomic && (req->va & 7))
 		return IBK_MEM_ERR_ALIGN;

@@ -207,10 +207,14 @@ static enum ibk_mem_verdict model_request(const struct world *w,
 	struct ibk_mem_request req;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, pkt, &req);
 	uint32_t index = ibk_rkey_index(req.rkey);
+	const struct ibk_mem_attr *o, *mr;
 
 	if (v != IBK_MEM_OK)
 		return v;
-	return model_mem_check(qp, &req, index < w->cap ? &w->m[index] : NULL);
+	o = index < w->cap ? &w->m[index] : NULL;
+	/* a window's MR, where its MR index names a slot of the table */
+	mr = o && o->mr_index < w->cap ? &w->m[o->mr_index] : NULL;
+	return model_mem_check(qp, &req, o, mr);
 }
 
 static void pick_qp(struct fz *f, struct ibk_mem_qp *qp)

@@ -1717,8 +1717,9 @@ struct mem_env {
 	int a_gid, b_gid;		/* GID indices of 192.0.2.1 and .2 */
 	struct ibv_pd *pd_a, *pd_b, *pd_b2;
 	struct ibv_cq *cq_a, *cq_b;
-	uint8_t *buf_a, *buf_all, *buf_ro, *buf_pd2;
+	uint8_t *buf_a, *buf_all, *buf_ro, *buf_pd2, *buf_top;
 	struct ibv_mr *mr_a, *mr_all, *mr_ro, *mr_pd2;
+	struct ibv_mr *mr_top;		/* at iova 2^64 - MEM_BUF */
 	struct ibv_mw *mw;
 	uint32_t mw_rkey;		/* its key once bound */
 	uint64_t mw_addr, mw_len;
@@ -1808,9 +1809,10 @@ static void mem_unpair(struct ibv_qp *qa, struct ibv_qp *qb)
 		ibv_destroy_qp(qb);
 }
 
-/* An MR of B registered with the device and mirrored in the table. */
-static struct ibv_mr *mem_reg(struct mem_env *e, struct ibv_pd *pd,
-			      uint8_t **buf, int access)
+/* An MR of B registered with the device at @iova (0: the buffer's own
+ * address) and mirrored in the table. */
+static struct ibv_mr *mem_reg_at(struct mem_env *e, struct ibv_pd *pd,
+				 uint8_t **buf, uint64_t iova, int access)
 {
 	struct ibk_mem_attr a;
 	struct ibv_mr *mr;
@@ -1818,17 +1820,25 @@ static struct ibv_mr *mem_reg(struct mem_env *e, struct ibv_pd *pd,
 	if (posix_memalign((void **)buf, MEM_BUF, MEM_BUF))
 		return NULL;
 	memset(*buf, 0, MEM_BUF);
-	mr = ibv_reg_mr(pd, *buf, MEM_BUF, access);
+	if (!iova)
+		iova = (uintptr_t)*buf;
+	mr = ibv_reg_mr_iova(pd, *buf, MEM_BUF, iova, access);
 	if (!mr)
 		return NULL;
 	memset(&a, 0, sizeof(a));
 	a.rkey = mr->rkey;
 	a.pd = pd->handle;
 	a.access = (uint32_t)access;
-	a.addr = (uintptr_t)*buf;
+	a.addr = iova;
 	a.length = MEM_BUF;
 	a.kind = IBK_MEM_MR;
 	return ibk_mr_table_register(&e->table, &a) == IBK_MEMOP_OK ? mr : NULL;
+}
+
+static struct ibv_mr *mem_reg(struct mem_env *e, struct ibv_pd *pd,
+			      uint8_t **buf, int access)
+{
+	return mem_reg_at(e, pd, buf, 0, access);
 }
 
 /* The table must hold every index the device hands out: size it from the
@@ -1938,7 +1948,11 @@ static int mem_setup(struct mem_env *e, const char *dev_a, const char *dev_b)
 	e->mr_ro = mem_reg(e, e->pd_b, &e->buf_ro, IBV_ACCESS_REMOTE_READ);
 	e->mr_pd2 = mem_reg(e, e->pd_b2, &e->buf_pd2,
 			    IBV_ACCESS_LOCAL_WRITE | MEM_REMOTE);
-	if (!e->mr_a || !e->mr_all || !e->mr_ro || !e->mr_pd2)
+	/* the last MEM_BUF bytes of the 64-bit address space: its end is
+	 * 2^64 */
+	e->mr_top = mem_reg_at(e, e->pd_b, &e->buf_top, 0 - (uint64_t)MEM_BUF,
+			       IBV_ACCESS_LOCAL_WRITE | MEM_REMOTE);
+	if (!e->mr_a || !e->mr_all || !e->mr_ro || !e->mr_pd2 || !e->mr_top)
 		return cannot_run("mem: register the MRs: %s", strerror(errno));
 	e->mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
 	if (!e->mw)
@@ -1961,7 +1975,7 @@ static int mem_setup(struct mem_env *e, const char *dev_a, const char *dev_b)
 	return 0;
 }
 
-enum mem_target { T_ALL, T_RO, T_PD2, T_MW, T_NONE };
+enum mem_target { T_ALL, T_RO, T_PD2, T_MW, T_NONE, T_TOP };
 
 struct mem_case {
 	const char *what;
@@ -2016,6 +2030,18 @@ static const struct mem_case mem_cases[] = {
 	{ "WRITE of 0x400 bytes at 0xfffffffffffffc00 (iova + length wraps "
 	  "to 0)", IBV_WR_RDMA_WRITE, T_ALL, false, 0, 0xfffffffffffffc00ull,
 	  0x400, false, AGREE, NULL },
+	/* an MR whose last byte is 2^64 - 1: requests ending exactly at 2^64
+	 * execute, one byte more does not */
+	{ "WRITE ending exactly at 2^64, in an MR ending there",
+	  IBV_WR_RDMA_WRITE, T_TOP, false, MEM_BUF - 0x100, 0, 0x100, false,
+	  AGREE, NULL },
+	{ "READ of the MR at 2^64 - MEM_BUF, whole", IBV_WR_RDMA_READ, T_TOP,
+	  false, 0, 0, MEM_BUF, false, AGREE, NULL },
+	{ "FETCH ADD on the last 8 bytes below 2^64",
+	  IBV_WR_ATOMIC_FETCH_AND_ADD, T_TOP, false, MEM_BUF - 8, 0, 8, false,
+	  AGREE, NULL },
+	{ "WRITE one byte past 2^64", IBV_WR_RDMA_WRITE, T_TOP, false,
+	  MEM_BUF - 0x100, 0, 0x101, false, AGREE, NULL },
 };
 #define N_MEM_CASES (sizeof(mem_cases) / sizeof(mem_cases[0]))
 
@@ -2088,6 +2114,7 @@ static void mem_one(struct mem_env *e, const struct mem_case *c,
 	case T_MW:   rkey = e->mw_rkey; start = e->mw_addr; break;
 	case T_NONE: rkey = ibk_rkey_make(e->table.capacity - 1, 0x42);
 		     start = (uintptr_t)e->buf_all; break;
+	case T_TOP:  rkey = e->mr_top->rkey; start = 0 - (uint64_t)MEM_BUF; break;
 	}
 	if (c->stale_key)
 		rkey = ibk_rkey_next(rkey);
@@ -2175,6 +2202,7 @@ static void mem_teardown(struct mem_env *e)
 	ibv_dereg_mr(e->mr_all);
 	ibv_dereg_mr(e->mr_ro);
 	ibv_dereg_mr(e->mr_pd2);
+	ibv_dereg_mr(e->mr_top);
 	ibv_dealloc_pd(e->pd_a);
 	ibv_dealloc_pd(e->pd_b);
 	ibv_dealloc_pd(e->pd_b2);
