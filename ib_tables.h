@@ -809,16 +809,22 @@ static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
 	return (status & IBK__AWAITING_REFILL) ? IBK_ESTALE : IBK_OK;
 }
 
-/* The status after replacing the state of @status with @state (0: keep
- * it) and adding the @awaiting flag: a state that is not readable brings
- * the flag along. */
+/*
+ * The status after replacing the state of @status with @state (0: keep
+ * it) and adding the @awaiting flag. Leaving the readable states brings
+ * the flag along, and so does entering them from any other state: what
+ * was read from the device while the port was down is not what the
+ * active port holds (ibv_query_pkey(3): the table is only defined while
+ * ARMED or ACTIVE), whichever came first, that read or the state change.
+ */
 static inline uint32_t ibk__status_next(uint32_t status, uint32_t state,
 					uint32_t awaiting)
 {
 	if (state) {
-		status = (status & ~IBK__STATE_MASK) | state;
-		if (!ibk__state_readable(state))
+		if (!ibk__state_readable(state) ||
+		    !ibk__state_readable(status & IBK__STATE_MASK))
 			awaiting = IBK__AWAITING_REFILL;
+		status = (status & ~IBK__STATE_MASK) | state;
 	}
 	return status | awaiting;
 }
@@ -843,12 +849,13 @@ static inline void ibk__epoch_advance(struct ibk__table *h)
 
 /*
  * One update of the state (@state, 0: keep it) and the @awaiting flag. An
- * update that marks the table awaiting a refill (the @awaiting flag, or a
- * state that is not readable) is a change event, and so is a change of
- * state while the table awaits one: it moves the epoch, so that refills
- * holding an older ticket are refused. Setting the state a table already
- * has, while it awaits a refill, is none: a consumer that sets the port
- * state inside its refill loop must see its refill go through.
+ * update that marks the table awaiting a refill (the @awaiting flag, a
+ * state that is not readable, or entering a readable one from one that is
+ * not) is a change event, and so is a change of state while the table
+ * awaits one: it moves the epoch, so that refills holding an older ticket
+ * are refused. Setting the state a table already has, while it awaits a
+ * refill, is none: a consumer that sets the port state inside its refill
+ * loop must see its refill go through.
  */
 static inline void ibk__table_update_status(struct ibk__table *h,
 					    uint32_t state, uint32_t awaiting)
@@ -1210,7 +1217,9 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 
 /*
  * Sets entry @index to @pkey (an invalid key empties it) as one generation,
- * even if the entry already held it. Leaves "awaiting refill" as it is.
+ * even if the entry already held it. Leaves "awaiting refill" as it is. A
+ * set is a change event: a refill holding a ticket from before it read the
+ * device without this entry and is refused, or it would revert the set.
  * IBK_OK; IBK_EINVAL for NULL @t; IBK_ERANGE if @index >= capacity.
  */
 static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
@@ -1221,6 +1230,7 @@ static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
 	if (index >= t->hdr.capacity)
 		return IBK_ERANGE;
 	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__epoch_advance(&t->hdr);
 	ibk__pkey_put(t, 0, index, pkey);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__pkey_put(t, 1, index, pkey);
@@ -1811,8 +1821,8 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 
 /*
  * Sets entry @index to @gid with @type (an all-zero GID empties it, its
- * type ignored) as one generation. Leaves "awaiting refill" as it is.
- * IBK_OK; IBK_EINVAL for a NULL pointer or a bad type; IBK_ERANGE if
+ * type ignored) as one generation. Leaves "awaiting refill" as it is; a
+ * change event, as ibk_pkey_table_set() is. IBK_OK; IBK_EINVAL for a NULL pointer or a bad type; IBK_ERANGE if
  * @index >= capacity.
  */
 static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
@@ -1831,6 +1841,7 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 	else if (!ibk__gid_type_valid(type))
 		return IBK_EINVAL;
 	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__epoch_advance(&t->hdr);
 	ibk__gid_put(t, 0, index, w, type);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__gid_put(t, 1, index, w, type);

@@ -127,9 +127,9 @@ static void *latch_setup(const struct bench_case *c)
 	}
 	if (ibk_pkey_table_init(&k->t, k->cells, LATCH_LEN, k->slots,
 				IBK_PKEY_HASH_SLOTS(LATCH_LEN)) ||
+	    ibk_pkey_table_set_state(&k->t, IBK_PORT_ACTIVE) ||
 	    ibk_pkey_table_refill(&k->t, k->contents[0], LATCH_LEN,
-				  ibk_pkey_table_refill_ticket(&k->t)) ||
-	    ibk_pkey_table_set_state(&k->t, IBK_PORT_ACTIVE))
+				  ibk_pkey_table_refill_ticket(&k->t)))
 		latch_fail("cannot set up a 65536-entry P_Key table");
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr,

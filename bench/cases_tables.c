@@ -241,9 +241,9 @@ static void gid_find_tables(struct gid_find *g, struct bench_rng *r)
 	}
 	if (ibk_gid_table_init(&g->t, g->cells, g->len, g->slots,
 			       IBK_HASH_SLOTS(g->len)) ||
+	    ibk_gid_table_set_state(&g->t, IBK_PORT_ACTIVE) ||
 	    ibk_gid_table_refill(&g->t, e, g->len,
-				 ibk_gid_table_refill_ticket(&g->t)) ||
-	    ibk_gid_table_set_state(&g->t, IBK_PORT_ACTIVE)) {
+				 ibk_gid_table_refill_ticket(&g->t))) {
 		fprintf(stderr, "bench: cannot set up a GID table of %u\n",
 			g->len);
 		exit(2);
@@ -849,9 +849,9 @@ static void port_init(struct port *k, const ibk_pkey_t *keys,
 	if (ibk_port_init(&k->port, k->pkey_cells, CACHED_LEN, k->pkey_slots,
 			  IBK_HASH_SLOTS(CACHED_LEN), k->gid_cells, PORT_GIDS,
 			  k->gid_slots, IBK_HASH_SLOTS(PORT_GIDS)) ||
+	    ibk_port_set_state(&k->port, IBK_PORT_ACTIVE) ||
 	    ibk_pkey_table_refill(&k->port.pkeys, keys, CACHED_LEN,
-		    ibk_pkey_table_refill_ticket(&k->port.pkeys)) ||
-	    ibk_port_set_state(&k->port, IBK_PORT_ACTIVE)) {
+		    ibk_pkey_table_refill_ticket(&k->port.pkeys))) {
 		fprintf(stderr, "bench: cannot set up a port\n");
 		exit(2);
 	}

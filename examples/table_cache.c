@@ -958,7 +958,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	return 0;
 }
 
-/* The port as the SM first brings it up: both tables filled, then ACTIVE. */
+/* The port as the SM first brings it up: ACTIVE, then both tables filled
+ * (entering ACTIVE is a change event: a refill must read after it). */
 static bool fabric_init(struct fabric *f, struct sm *sm)
 {
 	int rc;
@@ -978,6 +979,8 @@ static bool fabric_init(struct fabric *f, struct sm *sm)
 	memset(sm, 0, sizeof(*sm));
 	sm->f = f;
 	sm->rng = rng_for_thread(NWORKERS);
+	sm_expect_ok(sm, ibk_port_set_state(&f->port, IBK_PORT_ACTIVE),
+		     "set state ACTIVE");
 	sm_refill_pkeys(sm);
 	sm_refill_gids(sm);
 	/* worker 1's QP (P_Key index 2) starts on an empty entry */
@@ -985,8 +988,6 @@ static bool fabric_init(struct fabric *f, struct sm *sm)
 					    IBK_PKEY_INVALID),
 		     "P_Key set");
 	sm->stats.pkey_sets++;
-	sm_expect_ok(sm, ibk_port_set_state(&f->port, IBK_PORT_ACTIVE),
-		     "set state ACTIVE");
 	return sm->failures == 0;
 }
 

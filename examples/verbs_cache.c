@@ -389,13 +389,15 @@ static struct port_cache *port_open(const struct device_cache *d, uint8_t num,
 		return NULL;
 	}
 	p->num = num;
-	if (refill_pkeys(d, p) != 0 || refill_gids(d, p) != 0) {
-		port_free(p);
-		return NULL;
-	}
+	/* the state first: entering ARMED or ACTIVE is a change event, so a
+	 * table read before it would be refused (and not served) */
 	rc = ibk_port_set_state(&p->port, port_state_from_verbs(attr->state));
 	if (rc != IBK_OK) {
 		report_ibk(d, num, "ibk_port_set_state", rc);
+		port_free(p);
+		return NULL;
+	}
+	if (refill_pkeys(d, p) != 0 || refill_gids(d, p) != 0) {
 		port_free(p);
 		return NULL;
 	}

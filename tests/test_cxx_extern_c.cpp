@@ -36,9 +36,9 @@ int main()
 	       IBK_ESTALE,
 	       "extern \"C\" include: a ticket from before PKEY_CHANGE is "
 	       "refused");
+	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
 	ticket = ibk_pkey_table_refill_ticket(&port.pkeys);
-	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, ticket) == IBK_OK &&
-	       ibk_port_set_state(&port, IBK_PORT_ACTIVE) == IBK_OK,
+	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, ticket) == IBK_OK,
 	       "extern \"C\" include: a fresh ticket refills");
 	qp.type = IBK_QPT_UD;
 	qp.pkey_index = 1;

@@ -1397,8 +1397,8 @@ static void test_rx_headers(void)
 
 	/* every opcode and a TVer or none, to each QP type, on a readable
 	 * table: ibk_port_rx() and a one-packet mixed burst as the model */
-	pk_refill(&port.pkeys, keys, 4);
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
+	pk_refill(&port.pkeys, keys, 4);
 	memcpy(model_pk, keys, sizeof(keys));
 	bad = 0;
 	for (i = 0; i < 5 * 256 * 2; i++) {
@@ -1882,16 +1882,15 @@ static void test_ticket_non_events(void)
 	gid_refill(&port.gids, &ge, 1);
 	pt = ibk_pkey_table_refill_ticket(&port.pkeys);
 	gt = ibk_gid_table_refill_ticket(&port.gids);
-	ibk_pkey_table_set(&port.pkeys, 1, 0x8003);
-	ibk_gid_table_set(&port.gids, 1, &g, IBK_GID_TYPE_IB);
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
 	ibk_port_set_state(&port, IBK_PORT_ARMED);
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE_DEFER);
 	ibk_pkey_table_get(&port.pkeys, 0, &v);
+	ibk_gid_table_find(&port.gids, &g, IBK_GID_TYPE_ANY, NULL);
 	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) == IBK_OK &&
 	       ibk_gid_table_refill(&port.gids, &ge, 1, gt) == IBK_OK,
-	       "entry sets, moves between ARMED, ACTIVE and ACTIVE_DEFER and "
-	       "reads are not change events: the tickets still refill");
+	       "moves between ARMED, ACTIVE and ACTIVE_DEFER and reads are "
+	       "not change events: the tickets still refill");
 
 	/* A consumer that sets the port state inside its refill loop:
 	 * ticket, query_port, set_state, read the tables, refill. Setting
@@ -1921,6 +1920,121 @@ static void test_ticket_non_events(void)
 	       == IBK_ENOSPC &&
 	       ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_ESTALE,
 	       "a refill refused for its arguments changes nothing either");
+}
+
+/*
+ * An entry set is a change (DESIGN, cache protocol): a refill whose ticket
+ * was taken before it read the device without the set's entry, and would
+ * silently revert it; it is refused, and the set entry stays.
+ */
+static void test_ticket_entry_set(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001 };
+	struct ibk_gid_entry ge;
+	struct ibk_gid g;
+	struct ibk_qp_keys qp;
+	uint8_t hdr[HDR_LEN];
+	uint32_t pt, gt;
+	ibk_pkey_t v;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 7);
+	ge.type = IBK_GID_TYPE_IB;
+	g = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 8);
+	port_setup(2, 2, 1);
+	pk_refill(&port.pkeys, keys, 2);
+	gid_refill(&port.gids, &ge, 1);
+	pt = ibk_pkey_table_refill_ticket(&port.pkeys);	/* device read ... */
+	gt = ibk_gid_table_refill_ticket(&port.gids);
+	ibk_pkey_table_set(&port.pkeys, 1, 0x8003);	/* ... the set ... */
+	ibk_gid_table_set(&port.gids, 1, &g, IBK_GID_TYPE_IB);
+	tap_ok(ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) == IBK_ESTALE &&
+	       ibk_gid_table_refill(&port.gids, &ge, 1, gt) == IBK_ESTALE,
+	       "an entry set is a change event: a refill with a ticket from "
+	       "before it is refused (IBK_ESTALE), P_Key and GID table");
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	qp.pkey_index = 1;
+	qp.qkey = 0x11111111u;
+	make_hdr(hdr, 0x8003, qp.qkey);
+	reset_counters();
+	tap_ok(ibk_pkey_table_get(&port.pkeys, 1, &v) == IBK_OK &&
+	       v == 0x8003 &&
+	       ibk_gid_table_find(&port.gids, &g, IBK_GID_TYPE_ANY, NULL) == 1 &&
+	       ibk_port_rx(&port, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_ACCEPT &&
+	       ibk_counter16_read(&port.pkey_violations) == 0,
+	       "the set entries stay: a packet of the new key 0x8003 is "
+	       "accepted, not dropped and counted");
+	tap_ok(pk_refill(&port.pkeys, keys, 2) == IBK_OK &&
+	       gid_refill(&port.gids, &ge, 1) == IBK_OK,
+	       "a ticket taken after the set refills");
+}
+
+/*
+ * Refill during an outage: entering ARMED or ACTIVE from any other state
+ * is a change event (DESIGN, cache protocol), so what a ticket taken while
+ * the port was down read is never served, whether its refill came before
+ * or after the port came up (ibv_query_pkey(3): the table is only defined
+ * while ARMED or ACTIVE).
+ */
+static void test_ticket_outage(void)
+{
+	static const ibk_pkey_t keys[] = { 0xffff, 0x8001 };
+	static const enum ibk_port_state up[] = {
+		IBK_PORT_ARMED, IBK_PORT_ACTIVE, IBK_PORT_ACTIVE_DEFER,
+	};
+	struct ibk_gid_entry ge;
+	uint32_t pt, gt;
+	unsigned i, bad_before = 0, bad_after = 0, bad_fresh = 0;
+	ibk_pkey_t v;
+
+	memset(&ge, 0, sizeof(ge));
+	ge.gid = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 7);
+	ge.type = IBK_GID_TYPE_IB;
+	for (i = 0; i < 2 * 3; i++) {
+		enum ibk_port_state down = i < 3 ? IBK_PORT_DOWN : IBK_PORT_INIT;
+
+		/* the refill first, then the port comes up */
+		port_setup(2, 2, 1);
+		ibk_port_set_state(&port, down);
+		pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+		gt = ibk_gid_table_refill_ticket(&port.gids);
+		ibk_pkey_table_refill(&port.pkeys, keys, 2, pt);
+		ibk_gid_table_refill(&port.gids, &ge, 1, gt);
+		ibk_port_set_state(&port, up[i % 3]);
+		bad_before += ibk_pkey_table_get(&port.pkeys, 1, &v) !=
+			      IBK_ESTALE ||
+			      ibk_gid_table_find(&port.gids, &ge.gid,
+						 IBK_GID_TYPE_ANY, NULL) !=
+			      IBK_ESTALE;
+
+		/* the port comes up, then the refill */
+		port_setup(2, 2, 1);
+		ibk_port_set_state(&port, down);
+		pt = ibk_pkey_table_refill_ticket(&port.pkeys);
+		gt = ibk_gid_table_refill_ticket(&port.gids);
+		ibk_port_set_state(&port, up[i % 3]);
+		bad_after += ibk_pkey_table_refill(&port.pkeys, keys, 2, pt) !=
+			     IBK_ESTALE ||
+			     ibk_gid_table_refill(&port.gids, &ge, 1, gt) !=
+			     IBK_ESTALE ||
+			     ibk_pkey_table_get(&port.pkeys, 1, &v) != IBK_ESTALE;
+
+		/* a ticket taken once the port is up is honoured */
+		bad_fresh += pk_refill(&port.pkeys, keys, 2) != IBK_OK ||
+			     gid_refill(&port.gids, &ge, 1) != IBK_OK ||
+			     ibk_pkey_table_get(&port.pkeys, 1, &v) != IBK_OK ||
+			     v != 0x8001;
+	}
+	tap_ok(bad_before == 0, "ticket while DOWN or INIT, refill, then "
+	       "ARMED, ACTIVE or ACTIVE_DEFER: the tables await a refill "
+	       "(%u of 6 did not)", bad_before);
+	tap_ok(bad_after == 0, "ticket while DOWN or INIT, the port up, then "
+	       "the refill: refused with IBK_ESTALE, still awaiting (%u of 6 "
+	       "not)", bad_after);
+	tap_ok(bad_fresh == 0, "a ticket taken after the port came up refills "
+	       "(%u of 6 not)", bad_fresh);
 }
 
 /* ------------------------------------------------------------------------
@@ -2350,13 +2464,13 @@ static void test_malloc_port(void)
 	ok = buf && (uintptr_t)p % 64 != 0 &&
 	     ibk_port_init(p, pk_cells, 2, pk_slots, IBK_PKEY_HASH_SLOTS(2),
 			   gid_cells, 2, gid_slots, IBK_HASH_SLOTS(2)) == IBK_OK &&
+	     ibk_port_set_state(p, IBK_PORT_ACTIVE) == IBK_OK &&
 	     ibk_pkey_table_refill(&p->pkeys, keys, 2,
 				   ibk_pkey_table_refill_ticket(&p->pkeys)) ==
 	     IBK_OK &&
 	     ibk_gid_table_refill(&p->gids, &ge, 1,
 				  ibk_gid_table_refill_ticket(&p->gids)) ==
 	     IBK_OK &&
-	     ibk_port_set_state(p, IBK_PORT_ACTIVE) == IBK_OK &&
 	     ibk_pkey_table_get(&p->pkeys, 1, &v) == IBK_OK && v == 0x8001 &&
 	     ibk_gid_table_find(&p->gids, &ge.gid, IBK_GID_TYPE_ANY, NULL) == 0;
 	make_hdr(hdr, 0x0001, 5);
@@ -2410,6 +2524,8 @@ int main(void)
 	test_ticket_scenario();
 	test_ticket_changes();
 	test_ticket_non_events();
+	test_ticket_entry_set();
+	test_ticket_outage();
 	test_state_bounce();
 	test_never_fresh();
 	test_port_reset();

@@ -1724,15 +1724,18 @@ static int md_apply(struct model *m, const struct md_op *op)
 		if (op->state < IBK_PORT_DOWN ||
 		    op->state > IBK_PORT_ACTIVE_DEFER)
 			return IBK_EINVAL;
-		/* leaving ARMED/ACTIVE: the tables await a refill */
+		/* leaving ARMED/ACTIVE, or entering them from another
+		 * state: the tables await a refill */
 		if (op->kind != OP_GID_STATE) {
+			m->pk_await |= !md_readable(op->state) ||
+				       !md_readable(m->pk_state);
 			m->pk_state = op->state;
-			m->pk_await |= !md_readable(op->state);
 			md_gen_next(&m->pk_gen);
 		}
 		if (op->kind != OP_PK_STATE) {
+			m->gid_await |= !md_readable(op->state) ||
+					!md_readable(m->gid_state);
 			m->gid_state = op->state;
-			m->gid_await |= !md_readable(op->state);
 			md_gen_next(&m->gid_gen);
 		}
 		return IBK_OK;

@@ -252,8 +252,10 @@ static inline int model_read_rc(const struct model_status *s)
 /*
  * One update of the state (0: keep it) and/or the refill flag: marking
  * the table awaiting a refill is a change event, leaving ARMED/ACTIVE
- * marks it, and so does any change of state while it awaits one; setting
- * the state it already has is no event.
+ * marks it, entering them from any other state marks it (DESIGN: a
+ * ticket from before the port came up is refused, whatever the order),
+ * and so does any change of state while it awaits one; setting the state
+ * it already has is no event.
  */
 static inline void model_status_update(struct model_status *s,
 				       unsigned state, bool mark)
@@ -261,7 +263,8 @@ static inline void model_status_update(struct model_status *s,
 	bool event = mark;
 
 	if (state) {
-		if (!model_state_readable(state))
+		if (!model_state_readable(state) ||
+		    !model_state_readable(s->state))
 			event = mark = true;
 		else if (s->awaiting && state != s->state)
 			event = true;
@@ -336,6 +339,7 @@ static inline int model_pkeys_set(struct model_pkeys *m, uint32_t index,
 		return IBK_ERANGE;
 	m->e[index] = pkey;
 	m->st.updates++;
+	m->st.events++;		/* a set is a change: older tickets go stale */
 	return IBK_OK;
 }
 
@@ -482,6 +486,7 @@ static inline int model_gids_set(struct model_gids *m, uint32_t index,
 		return IBK_EINVAL;
 	model_gid_store(&m->e[index], raw, type);
 	m->st.updates++;
+	m->st.events++;		/* a set is a change: older tickets go stale */
 	return IBK_OK;
 }
 

@@ -359,8 +359,10 @@ static int dev_open(struct dev *d, const char *name)
 			  d->gid_slots, IBK_HASH_SLOTS(gc)) != IBK_OK)
 		return cannot_run("ibk_port_init %s (P_Keys %u, GIDs %u)",
 				  name, pc, gc);
-	if (refill_pkeys(d) != IBK_OK || refill_gids(d) != IBK_OK ||
-	    dev_set_state(d) != 0)
+	/* the state first: entering ACTIVE is a change event, which a
+	 * refill from before it would not survive */
+	if (dev_set_state(d) != 0 || refill_pkeys(d) != IBK_OK ||
+	    refill_gids(d) != IBK_OK)
 		return cannot_run("fill the cache of %s", name);
 	return 0;
 }
