@@ -2561,7 +2561,9 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
  * Generations: the latch count, +2 per published operation. A reference
  * {generation, attributes} is fresh while the count still equals its
  * generation: one load, one compare. Any change to the table makes every
- * reference stale, not only references to the object that changed.
+ * reference stale, not only references to the object that changed. After
+ * a device reset, ibk_mr_table_reset() empties the table as one more
+ * generation; initialising it again would restart the count.
  *
  * Memory: the caller's, IBK_MR_CELLS(C) 40-byte cells for a table of
  * capacity C (1 to 2^24, the key's index space): 80 bytes per object.
@@ -2651,18 +2653,29 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
 }
 
+/* Writer side: @n cells from @cells emptied: no object (all zero). */
+static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
+{
+	uint32_t i, w;
+
+	for (i = 0; i < n; i++)
+		for (w = 0; w < IBK__MR_WORDS; w++)
+			ibk__store(&cells[i].word[w], 0u, relaxed);
+}
+
 /*
  * Attaches @t to caller storage @cells[IBK_MR_CELLS(@capacity)] and
  * empties it: every index free, generation 2. IBK_OK; IBK_EINVAL for a
  * NULL pointer; IBK_ERANGE for a capacity outside 1..2^24. Not concurrent
- * with any use; initialising live storage again restarts generations.
+ * with any use. Only for storage no reference was ever taken from: the
+ * count lives in @t, and a second init starts it again, so a reference
+ * from before could read fresh against another object at its index. To
+ * start a live table over (a device reset), use ibk_mr_table_reset().
  */
 static inline int ibk_mr_table_init(struct ibk_mr_table *t,
 				    struct ibk_mr_cell *cells,
 				    uint32_t capacity)
 {
-	uint32_t i, w;
-
 	if (!t || !cells)
 		return IBK_EINVAL;
 	if (capacity == 0 || capacity > IBK_MR_MAX_CAPACITY)
@@ -2670,10 +2683,29 @@ static inline int ibk_mr_table_init(struct ibk_mr_table *t,
 	t->capacity = capacity;
 	t->cells[0] = cells;
 	t->cells[1] = cells + capacity;
-	for (i = 0; i < IBK_MR_CELLS(capacity); i++)
-		for (w = 0; w < IBK__MR_WORDS; w++)
-			ibk__store(&cells[i].word[w], 0u, relaxed);
+	ibk__mr_cells_clear(cells, IBK_MR_CELLS(capacity));
 	ibk_latch_init(&t->latch, 0);
+	return IBK_OK;
+}
+
+/*
+ * Starts an initialised table over, for a consumer re-opening its device
+ * after a reset (DEVICE_FATAL): every index free, as one more published
+ * generation, so the count moves forward and never comes back to one a
+ * reference was taken in (DESIGN: a generation is never reused over a
+ * table's lifetime); a reference from before stays stale, also against
+ * an object registered at its index afterwards. A writer: it takes the
+ * lock word like the others. IBK_OK; IBK_EINVAL for NULL @t.
+ */
+static inline int ibk_mr_table_reset(struct ibk_mr_table *t)
+{
+	if (!t)
+		return IBK_EINVAL;
+	ibk_latch_write_begin(&t->latch);
+	ibk__mr_cells_clear(t->cells[0], t->capacity);
+	ibk_latch_write_switch(&t->latch);
+	ibk__mr_cells_clear(t->cells[1], t->capacity);
+	ibk_latch_write_end(&t->latch);
 	return IBK_OK;
 }
 

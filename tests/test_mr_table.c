@@ -626,10 +626,58 @@ static void test_scenario(void)
 	       "a request whose R_Key indexes past the table: key violation");
 }
 
+/*
+ * A device reset: the table starts over empty, and a reference taken
+ * before never reads fresh again, not even against the object registered
+ * at its index afterwards (DESIGN: a generation is never reused over a
+ * table's lifetime). Re-running init would restart the count at 2.
+ */
+static void test_reset(void)
+{
+	struct ibk_mem_attr mr, other, got;
+	struct ibk_mr_ref before, after;
+	uint32_t gen;
+	int i;
+
+	ibk_mr_table_init(&table, cells, CAP);
+	memset(&mr, 0, sizeof(mr));
+	mr.rkey = ibk_rkey_make(3, 0x31);
+	mr.pd = 1;
+	mr.access = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE;
+	mr.addr = 0x10000;
+	mr.length = 0x1000;
+	ibk_mr_table_register(&table, &mr);
+	ibk_mr_table_ref_get(&table, mr.rkey, &before);
+	gen = count_now();
+	tap_ok(ibk_mr_table_reset(&table) == IBK_OK && count_now() == gen + 2 &&
+	       ibk_mr_table_get(&table, mr.rkey, &got) == IBK_ENOENT &&
+	       !ibk_mr_table_ref_fresh(&table, &before),
+	       "reset: one more generation, every index free, the reference "
+	       "from before stale");
+	/* as many publications as the table had before the reset, and the
+	 * same key again: a restarted count would meet the old generation */
+	other = mr;
+	other.addr = 0x90000;
+	for (i = 0; i < 4; i++) {
+		ibk_mr_table_register(&table, &other);
+		if (i < 3)
+			ibk_mr_table_deregister(&table, other.rkey);
+	}
+	tap_ok(ibk_mr_table_ref_get(&table, mr.rkey, &after) == IBK_OK &&
+	       after.attr.addr == 0x90000 &&
+	       after.generation != before.generation &&
+	       !ibk_mr_table_ref_fresh(&table, &before),
+	       "another region at the same index and key after the reset: "
+	       "the old reference stays stale");
+	tap_ok(ibk_mr_table_reset(NULL) == IBK_EINVAL,
+	       "reset of NULL: IBK_EINVAL");
+}
+
 int main(void)
 {
 	test_rng_seed(SEED);
 	test_scenario();
+	test_reset();
 	ibk_mr_table_init(&table, cells, CAP);
 	memset(model, 0, sizeof(model));
 	test_random_ops();

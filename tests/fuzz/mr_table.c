@@ -7,8 +7,9 @@
  * (1-8), a starting generation near the wrap, then up to 256 operations:
  * register (any kind, including none, and junk in the fields register
  * must clear), re-register, fast-register, bind and unbind windows,
- * invalidate, deregister, get, take a reference, check one request and a
- * burst of requests (headers in exact heap blocks). Keys mostly name live
+ * invalidate, deregister, reset the whole table, get, take a reference,
+ * check one request and a burst of requests (headers in exact heap
+ * blocks). Keys mostly name live
  * objects, with their current key byte or another. Checked:
  *  - every return code, and every object's attributes as get reads them,
  *    are the array's;
@@ -24,7 +25,8 @@
 #define BURST_MAX 8
 
 enum { OP_REGISTER, OP_REREG, OP_FAST_REG, OP_BIND, OP_INVALIDATE,
-       OP_DEREGISTER, OP_GET, OP_REF, OP_CHECK, OP_BURST, OP_COUNT };
+       OP_DEREGISTER, OP_GET, OP_REF, OP_CHECK, OP_BURST, OP_RESET,
+       OP_COUNT };
 
 struct world {
 	struct ibk_mr_table t;
@@ -321,6 +323,11 @@ static void step(struct world *w, struct fz *f)
 	case OP_CHECK:
 	case OP_BURST:
 		check_requests(w, f, op == OP_BURST);
+		break;
+	case OP_RESET:		/* every index free, one publication */
+		FZ_CHECK(ibk_mr_table_reset(&w->t) == IBK_OK, "reset");
+		memset(w->m, 0, sizeof(w->m));
+		w->updates++;
 		break;
 	default:
 		pick_attr(w, f, &attr);
