@@ -1067,6 +1067,10 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 #define IBK_GRH_LEN	40
 #define IBK_BTH_LEN	12
 #define IBK_DETH_LEN	8
+#define IBK_ICRC_LEN	4	/* after the payload and its pad */
+
+#define IBK_LID_PERMISSIVE	0xffff	/* the LID a directed-route SMP uses */
+#define IBK_VL_MANAGEMENT	15	/* VL15: subnet management only */
 
 /* LRH Link Next Header: what follows the LRH. */
 #define IBK_LNH_RAW	0	/* raw packet, no IBA transport */
@@ -1736,6 +1740,11 @@ enum ibk_rx_verdict {
 	IBK_RX_DROP_MALFORMED,	/* NULL header, unknown QP type */
 	IBK_RX_DROP_TVER,	/* BTH TVer not 0 */
 	IBK_RX_DROP_OPCODE,	/* opcode's transport or operation not the QP's */
+	/* management datagram rules, from the LRH (ibk_port_rx_packet()) */
+	IBK_RX_DROP_MAD_VL,	/* QP0 not on VL15, or QP1 on VL15 */
+	IBK_RX_DROP_MAD_LENGTH,	/* QP0/QP1 payload not exactly 256 bytes */
+	IBK_RX_DROP_PERMISSIVE,	/* permissive LID not to QP0 as a DR SMP */
+	IBK_RX_DROP_MAD_IMM,	/* SEND with immediate to QP0 or QP1 */
 };
 
 /* Constant name of a verdict; "unknown" for a value outside the enum. */
@@ -1751,6 +1760,10 @@ static inline const char *ibk_rx_verdict_name(enum ibk_rx_verdict v)
 	case IBK_RX_DROP_MALFORMED:	return "drop-malformed";
 	case IBK_RX_DROP_TVER:		return "drop-tver";
 	case IBK_RX_DROP_OPCODE:	return "drop-opcode";
+	case IBK_RX_DROP_MAD_VL:	return "drop-mad-vl";
+	case IBK_RX_DROP_MAD_LENGTH:	return "drop-mad-length";
+	case IBK_RX_DROP_PERMISSIVE:	return "drop-permissive";
+	case IBK_RX_DROP_MAD_IMM:	return "drop-mad-imm";
 	default:			return "unknown";
 	}
 }

@@ -2045,6 +2045,8 @@ struct ibk_port {
 	struct ibk_counter16 pkey_violations;
 	struct ibk_counter16 qkey_violations;
 	struct ibk_counter16 mkey_violations;	/* counted by the SMA */
+	struct ibk_counter16 mad_drops;		/* ibk_port_rx_packet()'s MAD
+						 * rules, qib's n_pkt_drops */
 };
 
 /*
@@ -2077,6 +2079,7 @@ static inline int ibk_port_init(struct ibk_port *port,
 	ibk_counter16_reset(&port->pkey_violations);
 	ibk_counter16_reset(&port->qkey_violations);
 	ibk_counter16_reset(&port->mkey_violations);
+	ibk_counter16_reset(&port->mad_drops);
 	return rc;
 }
 
@@ -2185,6 +2188,7 @@ static inline int ibk_port_reset(struct ibk_port *port)
 	ibk_counter16_reset(&port->pkey_violations);
 	ibk_counter16_reset(&port->qkey_violations);
 	ibk_counter16_reset(&port->mkey_violations);
+	ibk_counter16_reset(&port->mad_drops);
 	return IBK_OK;
 }
 
@@ -3389,9 +3393,92 @@ static inline void ibk_port_apply_portinfo_counters(struct ibk_port *port,
 }
 
 /*
- * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH:
- * IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers,
- * else the verdict for its BTH and DETH, counted the same way. On
+ * The payload bytes of the UD packet *@h, @len bytes from its LRH through
+ * its ICRC (what the LRH's PktLen counts): what is left after the headers,
+ * the BTH's pad and the ICRC, or -1 if they do not fit (qib_ud_rcv()'s
+ * tlen; the immediate data of a SEND with immediate is payload here).
+ */
+static inline long ibk__ud_payload_len(const struct ibk_pkt_headers *h,
+				       size_t len)
+{
+	size_t used = (size_t)(h->deth - h->lrh) + IBK_DETH_LEN +
+		      ibk_bth_padcnt(h->bth) + IBK_ICRC_LEN;
+
+	return len < used ? -1 : (long)(len - used);
+}
+
+/* True if the LRH names the permissive LID as source or destination. */
+static inline bool ibk__lrh_permissive(const uint8_t *lrh)
+{
+	return ibk_lrh_dlid(lrh) == IBK_LID_PERMISSIVE ||
+	       ibk_lrh_slid(lrh) == IBK_LID_PERMISSIVE;
+}
+
+/*
+ * The rules a UD packet meets before its keys, by qib_ud_rcv(): to QP0, a
+ * MAD of exactly 256 bytes on VL15 (IBA 13.5.3.1), and the permissive LID
+ * only on a directed-route SMP (class 0x81); to any other QP, never the
+ * permissive LID (IBA 9.6.1.4.1, 9.6.1.5.1). IBK_RX_ACCEPT if they hold.
+ */
+static inline enum ibk_rx_verdict
+ibk__mad_rx_before_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
+			size_t len)
+{
+	if (type != IBK_QPT_SMI)
+		return ibk__lrh_permissive(h->lrh) ? IBK_RX_DROP_PERMISSIVE :
+		       IBK_RX_ACCEPT;
+	if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+		return IBK_RX_DROP_MAD_LENGTH;
+	if (ibk_lrh_vl(h->lrh) != IBK_VL_MANAGEMENT)
+		return IBK_RX_DROP_MAD_VL;
+	/* the payload is the MAD: its class is byte 1 */
+	return ibk__lrh_permissive(h->lrh) &&
+	       h->deth[IBK_DETH_LEN + 1] != IBK_MGMT_CLASS_SUBN_DR ?
+	       IBK_RX_DROP_PERMISSIVE : IBK_RX_ACCEPT;
+}
+
+/*
+ * The rules qib_ud_rcv() applies after the keys: to QP1, a MAD of exactly
+ * 256 bytes never on VL15 (IBA 13.5.3.1); to QP0 and QP1, a SEND without
+ * immediate data (a MAD has none). IBK_RX_ACCEPT if they hold.
+ */
+static inline enum ibk_rx_verdict
+ibk__mad_rx_after_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
+		       size_t len)
+{
+	if (type == IBK_QPT_GSI) {
+		if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+			return IBK_RX_DROP_MAD_LENGTH;
+		if (ibk_lrh_vl(h->lrh) == IBK_VL_MANAGEMENT)
+			return IBK_RX_DROP_MAD_VL;
+	}
+	return (type == IBK_QPT_SMI || type == IBK_QPT_GSI) &&
+	       ibk_bth_opcode(h->bth) == IBK_OPCODE_UD_SEND_ONLY_IMM ?
+	       IBK_RX_DROP_MAD_IMM : IBK_RX_ACCEPT;
+}
+
+static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
+{
+	return v >= IBK_RX_DROP_MAD_VL && v <= IBK_RX_DROP_MAD_IMM;
+}
+
+/*
+ * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH
+ * through its ICRC (the LRH's PktLen x 4), with the rules only the LRH and
+ * the length allow, in qib_ud_rcv()'s order:
+ *  - IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers;
+ *  - to a UD, SMI or GSI QP, before the keys: QP0 takes only a MAD of
+ *    exactly 256 bytes (IBK_RX_DROP_MAD_LENGTH) on VL15
+ *    (IBK_RX_DROP_MAD_VL), and the permissive LID (0xffff) as DLID or
+ *    SLID only on a directed-route SMP; any other QP never takes it
+ *    (IBK_RX_DROP_PERMISSIVE; IBA 9.6.1.4.1, 9.6.1.5.1);
+ *  - the verdict of ibk_port_rx() for its BTH and DETH;
+ *  - after the keys: QP1 takes only a MAD of exactly 256 bytes, never on
+ *    VL15 (IBA 13.5.3.1); QP0 and QP1 no SEND with immediate
+ *    (IBK_RX_DROP_MAD_IMM).
+ * The four management drops are counted in the port's mad_drops, where
+ * qib counts them (its n_pkt_drops, which no PortInfo field reports);
+ * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY as ibk_port_rx() counts them. On
  * IBK_RX_DROP_PKEY or IBK_RX_DROP_QKEY, *@trap (may be NULL) gets the
  * details of trap 257 or 258 respectively (ibk_trap_key_from_headers()):
  * whether and when to send it is the caller's (ibk_trap_rate_ok(), the
@@ -3404,11 +3491,18 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
 						     struct ibk_trap_key *trap)
 {
 	struct ibk_pkt_headers h;
-	enum ibk_rx_verdict v;
+	enum ibk_rx_verdict v = IBK_RX_ACCEPT;
 
 	if (ibk_pkt_locate(pkt, len, &h) != IBK_OK)
 		return IBK_RX_DROP_MALFORMED;
-	v = ibk_port_rx(port, qp, h.bth, h.deth);
+	if (h.deth && ibk__qp_is_datagram(qp->type))
+		v = ibk__mad_rx_before_keys(qp->type, &h, len);
+	if (v == IBK_RX_ACCEPT)
+		v = ibk_port_rx(port, qp, h.bth, h.deth);
+	if (v == IBK_RX_ACCEPT && h.deth)
+		v = ibk__mad_rx_after_keys(qp->type, &h, len);
+	if (ibk__rx_verdict_is_mad_rule(v))
+		ibk_counter16_inc(&port->mad_drops);
 	if (trap && (v == IBK_RX_DROP_PKEY || v == IBK_RX_DROP_QKEY))
 		ibk_trap_key_from_headers(trap, v == IBK_RX_DROP_PKEY ?
 					  IBK_TRAP_BAD_PKEY :

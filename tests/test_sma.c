@@ -700,6 +700,141 @@ static void test_race(void)
 	       torn[0] + torn[1]);
 }
 
+/* A UD SEND carrying @payload bytes (a MAD when 256; byte 1 its class),
+ * laid out by hand from IBA 7.7, 9.2 and 9.3: LRH (VL @vl, LNH BTH, DLID
+ * @dlid, SLID @slid), BTH (@opcode, PadCnt @pad, P_Key 0xffff, dest QP
+ * @qpn), DETH (Q_Key @qkey), the payload, @pad bytes and the ICRC. The
+ * length from the LRH through the ICRC. */
+static size_t build_mad(uint8_t *pkt, uint8_t vl, uint16_t dlid,
+			uint16_t slid, uint8_t opcode, unsigned pad,
+			uint32_t qpn, ibk_qkey_t qkey, size_t payload,
+			uint8_t mgmt_class)
+{
+	memset(pkt, 0, 512);
+	pkt[0] = (uint8_t)(vl << 4);
+	pkt[1] = 0x02;
+	pkt[2] = (uint8_t)(dlid >> 8);
+	pkt[3] = (uint8_t)dlid;
+	pkt[6] = (uint8_t)(slid >> 8);
+	pkt[7] = (uint8_t)slid;
+	pkt[8] = opcode;
+	pkt[9] = (uint8_t)(pad << 4);
+	pkt[10] = 0xff;
+	pkt[11] = 0xff;
+	pkt[13] = (uint8_t)(qpn >> 16);
+	pkt[14] = (uint8_t)(qpn >> 8);
+	pkt[15] = (uint8_t)qpn;
+	pkt[20] = (uint8_t)(qkey >> 24);
+	pkt[21] = (uint8_t)(qkey >> 16);
+	pkt[22] = (uint8_t)(qkey >> 8);
+	pkt[23] = (uint8_t)qkey;
+	pkt[28] = 0x01;			/* MAD base version */
+	pkt[29] = mgmt_class;
+	return 8 + 12 + 8 + payload + pad + 4;
+}
+
+/*
+ * The management datagram rules of qib_ud_rcv(), which a receive path that
+ * has the LRH and the length applies: QP0 only on VL15, QP1 never on it,
+ * a MAD payload of exactly 256 bytes (IBA 13.5.3.1), the permissive LID
+ * only to QP0 and there only on a directed-route SMP (9.6.1.4.1,
+ * 9.6.1.5.1), no SEND with immediate to QP0 or QP1; each a drop of its
+ * own, counted where qib counts them (n_pkt_drops: the port's mad_drops),
+ * never as a key violation.
+ */
+static void test_mad_rules(void)
+{
+	const struct ibk_qp_keys smi = { IBK_QPT_SMI, 0, 0, 0 };
+	const struct ibk_qp_keys gsi = { IBK_QPT_GSI, 0, 0, IBK_QKEY_GSI };
+	const struct ibk_qp_keys ud = { IBK_QPT_UD, 0, 0, 0x11112222u };
+	const uint8_t lid = IBK_MGMT_CLASS_SUBN_LID, dr = IBK_MGMT_CLASS_SUBN_DR;
+	static const struct {
+		const char *what;
+		int qp;			/* 0 QP0, 1 QP1, 2 a UD QP */
+		uint8_t vl, opcode;
+		uint16_t dlid, slid;
+		unsigned pad;
+		size_t payload;
+		int dr_class;
+		enum ibk_rx_verdict want;
+	} cases[] = {
+		{ "QP0: an SMP on VL15", 0, 15, 0x64, 0x10, 0x20, 0, 256, 0,
+		  IBK_RX_ACCEPT },
+		{ "QP0: an SMP on VL0", 0, 0, 0x64, 0x10, 0x20, 0, 256, 0,
+		  IBK_RX_DROP_MAD_VL },
+		{ "QP0: a 255-byte payload", 0, 15, 0x64, 0x10, 0x20, 0, 255, 0,
+		  IBK_RX_DROP_MAD_LENGTH },
+		{ "QP0: a 260-byte payload", 0, 15, 0x64, 0x10, 0x20, 0, 260, 0,
+		  IBK_RX_DROP_MAD_LENGTH },
+		{ "QP0: 253 bytes and 3 of pad", 0, 15, 0x64, 0x10, 0x20, 3, 253,
+		  0, IBK_RX_DROP_MAD_LENGTH },
+		{ "QP0: the length before the VL", 0, 0, 0x64, 0x10, 0x20, 0, 100,
+		  0, IBK_RX_DROP_MAD_LENGTH },
+		{ "QP0: a directed-route SMP from and to the permissive LID", 0,
+		  15, 0x64, 0xffff, 0xffff, 0, 256, 1, IBK_RX_ACCEPT },
+		{ "QP0: a LID-routed SMP to the permissive DLID", 0, 15, 0x64,
+		  0xffff, 0x20, 0, 256, 0, IBK_RX_DROP_PERMISSIVE },
+		{ "QP0: a LID-routed SMP from the permissive SLID", 0, 15, 0x64,
+		  0x10, 0xffff, 0, 256, 0, IBK_RX_DROP_PERMISSIVE },
+		{ "QP0: a SEND with immediate", 0, 15, 0x65, 0x10, 0x20, 0, 256,
+		  0, IBK_RX_DROP_MAD_IMM },
+		{ "QP1: a GMP on VL0", 1, 0, 0x64, 0x10, 0x20, 0, 256, 0,
+		  IBK_RX_ACCEPT },
+		{ "QP1: a GMP on VL15", 1, 15, 0x64, 0x10, 0x20, 0, 256, 0,
+		  IBK_RX_DROP_MAD_VL },
+		{ "QP1: a 300-byte payload", 1, 0, 0x64, 0x10, 0x20, 0, 300, 0,
+		  IBK_RX_DROP_MAD_LENGTH },
+		{ "QP1: the permissive DLID", 1, 0, 0x64, 0xffff, 0x20, 0, 256, 1,
+		  IBK_RX_DROP_PERMISSIVE },
+		{ "QP1: a SEND with immediate", 1, 0, 0x65, 0x10, 0x20, 0, 256, 0,
+		  IBK_RX_DROP_MAD_IMM },
+		{ "a UD QP: the permissive DLID", 2, 0, 0x64, 0xffff, 0x20, 0, 64,
+		  0, IBK_RX_DROP_PERMISSIVE },
+		{ "a UD QP: the permissive SLID", 2, 0, 0x64, 0x10, 0xffff, 0, 64,
+		  0, IBK_RX_DROP_PERMISSIVE },
+		{ "a UD QP: any length, any VL but 15, with immediate", 2, 3,
+		  0x65, 0x10, 0x20, 1, 99, 0, IBK_RX_ACCEPT },
+	};
+	uint8_t pkt[512];
+	size_t i, len;
+	unsigned drops = 0;
+	bool names = true;
+
+	setup(32, 8);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct ibk_qp_keys *qp = cases[i].qp == 0 ? &smi :
+					       cases[i].qp == 1 ? &gsi : &ud;
+		enum ibk_rx_verdict v;
+
+		len = build_mad(pkt, cases[i].vl, cases[i].dlid, cases[i].slid,
+				cases[i].opcode, cases[i].pad,
+				(uint32_t)cases[i].qp, qp->qkey,
+				cases[i].payload, cases[i].dr_class ? dr : lid);
+		v = ibk_port_rx_packet(&port, qp, pkt, len, NULL);
+		drops += cases[i].want != IBK_RX_ACCEPT;
+		if (!tap_ok(v == cases[i].want &&
+			    ibk_counter16_read(&port.mad_drops) == drops,
+			    "%s: %s, counted in mad_drops", cases[i].what,
+			    ibk_rx_verdict_name(cases[i].want)))
+			tap_diag("got %s, mad_drops %u", ibk_rx_verdict_name(v),
+				 ibk_counter16_read(&port.mad_drops));
+		names &= strcmp(ibk_rx_verdict_name(cases[i].want),
+				"unknown") != 0;
+	}
+	tap_ok(ibk_counter16_read(&port.pkey_violations) == 0 &&
+	       ibk_counter16_read(&port.qkey_violations) == 0 && names,
+	       "no management drop is a key violation; each has a name");
+
+	/* qib's order for QP1: the keys, then the MAD rules */
+	len = build_mad(pkt, 15, 0x10, 0x20, 0x64, 0, 1, 0x80010001u, 256, lid);
+	tap_ok(ibk_port_rx_packet(&port, &gsi, pkt, len, NULL) ==
+	       IBK_RX_DROP_QKEY &&
+	       ibk_counter16_read(&port.qkey_violations) == 1 &&
+	       ibk_counter16_read(&port.mad_drops) == drops,
+	       "QP1, wrong Q_Key on VL15: the Q_Key violation, checked first, "
+	       "is what is counted");
+}
+
 int main(void)
 {
 	test_rng_seed(SEED);
@@ -709,6 +844,7 @@ int main(void)
 	test_answer();
 	test_mkey_counter();
 	test_rx_trap();
+	test_mad_rules();
 	test_sma_flow();
 	test_race();
 	return tap_done();

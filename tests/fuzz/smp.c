@@ -24,7 +24,11 @@
  *  - a packet of the fuzzer's length: ibk_pkt_locate() must find LRH,
  *    GRH (LNH 3, NxtHdr 0x1b), BTH and the DETH of a UD SEND exactly when
  *    the length holds them, and the 257/258 details must be the packet's
- *    fields (qib_bad_pkey() callers);
+ *    fields (qib_bad_pkey() callers); then ibk_port_rx_packet() to QP0,
+ *    QP1 or a UD QP must apply qib_ud_rcv()'s management rules around
+ *    ibk_port_rx()'s verdict (VL15 for QP0 only, 256-byte MADs, the
+ *    permissive LID only to QP0 on a directed-route SMP, no immediate to
+ *    QP0/QP1), counting exactly those drops in mad_drops;
  *  - a port whose tables answer up to 24 SubnGet/SubnSet SMPs of
  *    P_KeyTable, GUIDInfo or another attribute, checked against plain
  *    arrays: 32 P_Keys or 8 GUIDs a block, entries beyond the capacity
@@ -381,9 +385,72 @@ static void check_notice_build(struct fz *f)
 	free(n);
 }
 
-/* ---- A dropped packet's trap details --------------------------------- */
+/* ---- A dropped packet's trap details, the management rules ----------- */
 
-static void check_packet(struct fz *f)
+/* qib_ud_rcv()'s rules, restated from its source: @before the keys or
+ * after them, for a UD SEND at @p of @len bytes (DETH at @deth). */
+static enum ibk_rx_verdict model_mad_rule(bool before, enum ibk_qp_type t,
+					  const uint8_t *p, size_t len,
+					  const uint8_t *deth)
+{
+	long tlen = (long)len - (long)(deth + 8 - p) - ((deth[-11] >> 4) & 3) - 4;
+	unsigned vl = p[0] >> 4;
+	bool permissive = model_be(p + 2, 2) == 0xffff ||
+			  model_be(p + 6, 2) == 0xffff;
+
+	if (before && t != IBK_QPT_SMI)
+		return permissive ? IBK_RX_DROP_PERMISSIVE : IBK_RX_ACCEPT;
+	if (before) {
+		if (tlen != 256)
+			return IBK_RX_DROP_MAD_LENGTH;
+		if (vl != 15)
+			return IBK_RX_DROP_MAD_VL;
+		return permissive && deth[9] != 0x81 ? IBK_RX_DROP_PERMISSIVE :
+		       IBK_RX_ACCEPT;
+	}
+	if (t == IBK_QPT_GSI && tlen != 256)
+		return IBK_RX_DROP_MAD_LENGTH;
+	if (t == IBK_QPT_GSI && vl == 15)
+		return IBK_RX_DROP_MAD_VL;
+	return t != IBK_QPT_UD && deth[-12] == 0x65 ? IBK_RX_DROP_MAD_IMM :
+	       IBK_RX_ACCEPT;
+}
+
+static void check_rx_packet(struct fz *f, struct ibk_port *port,
+			    const uint8_t *p, size_t len, const uint8_t *bth,
+			    const uint8_t *deth)
+{
+	static const enum ibk_qp_type types[3] = {
+		IBK_QPT_SMI, IBK_QPT_GSI, IBK_QPT_UD
+	};
+	const ibk_pkey_t def = IBK_PKEY_DEFAULT;
+	struct ibk_qp_keys qp = { types[fz_below(f, 3)], 0, 0, 0 };
+	enum ibk_rx_verdict want = IBK_RX_ACCEPT, got;
+	uint16_t drops;
+
+	qp.qkey = qp.type == IBK_QPT_GSI ? IBK_QKEY_GSI : fz_u32(f);
+	ibk_port_set_state(port, IBK_PORT_ACTIVE);
+	ibk_pkey_table_refill(&port->pkeys, &def, 1,
+			      ibk_pkey_table_refill_ticket(&port->pkeys));
+	drops = ibk_counter16_read(&port->mad_drops);
+	if (deth)
+		want = model_mad_rule(true, qp.type, p, len, deth);
+	if (want == IBK_RX_ACCEPT) {
+		want = ibk_port_rx(port, &qp, bth, deth);
+		ibk_counter16_reset(&port->pkey_violations);
+		ibk_counter16_reset(&port->qkey_violations);
+	}
+	if (want == IBK_RX_ACCEPT && deth)
+		want = model_mad_rule(false, qp.type, p, len, deth);
+	got = ibk_port_rx_packet(port, &qp, p, len, NULL);
+	FZ_CHECK(got == want, "rx_packet to QP type %d: %s, model %s",
+		 (int)qp.type, ibk_rx_verdict_name(got),
+		 ibk_rx_verdict_name(want));
+	FZ_CHECK(ibk_counter16_read(&port->mad_drops) ==
+		 drops + (want >= IBK_RX_DROP_MAD_VL), "mad_drops");
+}
+
+static void check_packet(struct fz *f, struct ibk_port *port)
 {
 	size_t len = fz_below(f, 96), off = 8;
 	uint8_t *p = fz_exact(f, len);
@@ -436,6 +503,7 @@ static void check_packet(struct fz *f)
 				       model_gid_zero(k.gid2.raw),
 				 "trap %u GIDs", trap);
 		}
+		check_rx_packet(f, port, p, len, bth, deth);
 	}
 	free(p);
 }
@@ -617,7 +685,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_mkey(&f, port);
 	check_notice_parse(&f);
 	check_notice_build(&f);
-	check_packet(&f);
+	check_packet(&f, port);
 	check_sma(&f);
 	free(port);
 	return 0;
