@@ -3232,7 +3232,11 @@ static inline bool ibk__mad_is_no_request(uint8_t method)
  *    with it (ibk_smp_make_reply());
  *  - IBK_MAD_STATUS_UNSUP_METHOD: a method that is no SMP method; reply;
  *  - 0 for Get, Set and TrapRepress: check the M_Key next.
- * The class version is checked before the method, as qib does.
+ * Responses, Traps, Reports and Sends are recognised first, whatever their
+ * class version: qib's process_subn() checks the version first and would
+ * answer a response of another version with a status, a reply to a reply.
+ * This order never does. Among requests the class version comes before
+ * the method, as in qib.
  */
 static inline int ibk_smp_request_status(const void *mad, size_t len)
 {

@@ -1713,6 +1713,23 @@ static inline bool ibk__gid_words_zero(const uint32_t w[4])
 	return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
+/* Writer side: builds copy @c's hash index afresh from its cells. */
+static inline void ibk__gid_reindex(struct ibk_gid_table *t, unsigned c)
+{
+	struct ibk__table *h = &t->hdr;
+	uint32_t w[4], i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&h->slots[c][i].word, 0u, relaxed);
+	for (i = 0; i < h->capacity; i++) {
+		ibk__gid_cell_load(&t->cells[c][i], w);
+		if (!ibk__gid_words_zero(w))
+			ibk__gid_index(t, c, i, w, (enum ibk_gid_type)
+				       ibk__load(&t->cells[c][i].type,
+						 relaxed));
+	}
+}
+
 /* Writer side: copy @c holds entries 0..@n-1 from @e, the rest empty,
  * and is no longer awaiting a refill. */
 static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
@@ -1721,20 +1738,15 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 	struct ibk__table *h = &t->hdr;
 	uint32_t w[4], i;
 
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[c][i].word, 0u, relaxed);
 	for (i = 0; i < h->capacity; i++) {
 		w[0] = w[1] = w[2] = w[3] = 0;
 		if (i < n)
 			ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w)) {
-			ibk__gid_cell_store(&t->cells[c][i], w,
-					    IBK_GID_TYPE_IB);
-		} else {
-			ibk__gid_cell_store(&t->cells[c][i], w, e[i].type);
-			ibk__gid_index(t, c, i, w, e[i].type);
-		}
+		ibk__gid_cell_store(&t->cells[c][i], w,
+				    ibk__gid_words_zero(w) ? IBK_GID_TYPE_IB :
+							     e[i].type);
 	}
+	ibk__gid_reindex(t, c);
 	ibk__status_refilled(h, c);
 }
 
@@ -3082,6 +3094,11 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
  * device. A table starts awaiting its first refill: at boot the firmware
  * refills it once from its defaults or NVRAM, then applies blocks.
  *
+ * On native IB a GID is PortInfo:GidPrefix || GUIDInfo entry: a
+ * SubnSet(PortInfo) with a new prefix rewrites every IB entry in one
+ * generation (ibk_port_apply_portinfo()), and GUIDInfo blocks compose
+ * with the prefix PortInfo holds.
+ *
  * The port counts M_Key violations beside the P_Key and Q_Key ones
  * (ibk_port_mkey_check()), and the receive path hands back what trap
  * 257 or 258 reports about a dropped packet (ibk_port_rx_packet()). The
@@ -3094,7 +3111,8 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
  *			ibk_smp_mkey(mad), now_ns) == IBK_MKEY_VIOLATION)
  *		return send_trap_256(mad);		// no reply
  *	if (st == 0)
- *		st = ibk_sma_answer_table(&port, mad, len, gid_prefix);
+ *		st = ibk_sma_answer_table(&port, mad, len,
+ *					  ibk_portinfo_gid_prefix(portinfo));
  *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
  *		send(mad);
  * ------------------------------------------------------------------------ */
@@ -3222,6 +3240,85 @@ static inline int ibk_gid_table_apply_guid_block(struct ibk_gid_table *t,
 	ibk__gid_put_guid_block(t, 1, block, prefix, guids);
 	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
+}
+
+/* True if copy @c's entry @i is a GID of type IB: one the GID prefix
+ * composes (an empty entry is none). */
+static inline bool ibk__gid_composed(const struct ibk_gid_table *t,
+				     unsigned c, uint32_t i)
+{
+	const struct ibk_gid_cell *cell = &t->cells[c][i];
+	uint32_t w[4];
+
+	ibk__gid_cell_load(cell, w);
+	return !ibk__gid_words_zero(w) &&
+	       ibk__load(&cell->type, relaxed) == IBK_GID_TYPE_IB;
+}
+
+/* Writer side: the number of composed entries whose prefix is not
+ * @prefix; the two copies agree outside a write section. */
+static inline uint32_t ibk__gid_prefix_changes(const struct ibk_gid_table *t,
+					       uint64_t prefix)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < t->hdr.capacity; i++)
+		n += ibk__gid_composed(t, 0, i) &&
+		     (ibk__load(&t->cells[0][i].word[0], relaxed) !=
+		      (uint32_t)(prefix >> 32) ||
+		      ibk__load(&t->cells[0][i].word[1], relaxed) !=
+		      (uint32_t)prefix);
+	return n;
+}
+
+/* Writer side: copy @c's composed entries take @prefix; its index is
+ * built again, every entry having moved. */
+static inline void ibk__gid_put_prefix(struct ibk_gid_table *t, unsigned c,
+				       uint64_t prefix)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->hdr.capacity; i++) {
+		if (!ibk__gid_composed(t, c, i))
+			continue;
+		ibk__store(&t->cells[c][i].word[0], (uint32_t)(prefix >> 32),
+			   relaxed);
+		ibk__store(&t->cells[c][i].word[1], (uint32_t)prefix,
+			   relaxed);
+	}
+	ibk__gid_reindex(t, c);
+}
+
+/*
+ * Applies PortInfo:GidPrefix @prefix to the GID table: every entry of type
+ * IB becomes @prefix || its GUID, as qib and hfi1 compose a native port's
+ * GIDs from the current prefix; empty and RoCE entries stay. If an entry
+ * changes, that is one generation and a change event, as a GUIDInfo block
+ * is: every reference goes stale at once (the consumer re-reads, as the
+ * Linux core's cache does on the CLIENT_REREGISTER that follows a prefix
+ * change) and refills holding an older ticket are refused. Returns the
+ * number of entries that changed, 0 (nothing written, no generation) when
+ * the table holds @prefix already, as on each sweep's PortInfo Set;
+ * IBK_EINVAL for NULL @t. A GUIDInfo Set afterwards must pass the same
+ * prefix (ibk_sma_answer_table() takes PortInfo's).
+ */
+static inline int ibk_gid_table_apply_prefix(struct ibk_gid_table *t,
+					     uint64_t prefix)
+{
+	uint32_t changes;
+
+	if (!t)
+		return IBK_EINVAL;
+	changes = ibk__gid_prefix_changes(t, prefix);
+	if (changes == 0)
+		return 0;
+	ibk_latch_write_begin(&t->hdr.latch);
+	ibk__epoch_advance(&t->hdr);
+	ibk__gid_put_prefix(t, 0, prefix);
+	ibk_latch_write_switch(&t->hdr.latch);
+	ibk__gid_put_prefix(t, 1, prefix);
+	ibk_latch_write_end(&t->hdr.latch);
+	return (int)changes;
 }
 
 /*
@@ -3376,20 +3473,26 @@ static inline void ibk_port_fill_portinfo_counters(const struct ibk_port *port,
 }
 
 /*
- * For a SubnSet(PortInfo) that passed the M_Key check: zeroes each of
- * @port's violation counters whose field in the PortInfo at @pi is 0, and
- * leaves the others (qib subn_set_portinfo()). @port and @pi must be
- * valid.
+ * What of a SubnSet(PortInfo) that passed the M_Key check the port's cache
+ * holds (qib subn_set_portinfo()): each violation counter whose field in
+ * the PortInfo at @pi is 0 is zeroed, the others are left; GidPrefix goes
+ * to every IB entry of the GID table (ibk_gid_table_apply_prefix()).
+ * Returns the number of GID entries that changed; IBK_EINVAL for a NULL
+ * pointer. M_Key, its lease and the rest of PortInfo are the caller's.
  */
-static inline void ibk_port_apply_portinfo_counters(struct ibk_port *port,
-						    const void *pi)
+static inline int ibk_port_apply_portinfo(struct ibk_port *port,
+					  const void *pi)
 {
+	if (!port || !pi)
+		return IBK_EINVAL;
 	if (ibk_portinfo_mkey_violations(pi) == 0)
 		ibk_counter16_reset(&port->mkey_violations);
 	if (ibk_portinfo_pkey_violations(pi) == 0)
 		ibk_counter16_reset(&port->pkey_violations);
 	if (ibk_portinfo_qkey_violations(pi) == 0)
 		ibk_counter16_reset(&port->qkey_violations);
+	return ibk_gid_table_apply_prefix(&port->gids,
+					  ibk_portinfo_gid_prefix(pi));
 }
 
 /*

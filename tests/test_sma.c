@@ -46,6 +46,9 @@ static ibk_pkey_t model_pk[MAX_CAP];
 static uint64_t model_guid[MAX_CAP];	/* 0: empty */
 static uint64_t model_prefix[MAX_CAP];
 
+/* The SMA's PortInfo, GidPrefix its only field this test reads. */
+static uint8_t portinfo[IBK_SMP_DATA_LEN];
+
 static const uint64_t PORT_GUID = 0x0002c90300a1b2c3ull;
 static const uint64_t PREFIX = 0xfe80000000000000ull;
 
@@ -72,6 +75,8 @@ static void setup(uint32_t pk_cap, uint32_t gid_cap)
 	model_pk[0] = 0xffff;
 	model_guid[0] = PORT_GUID;
 	model_prefix[0] = PREFIX;
+	memset(portinfo, 0, sizeof(portinfo));
+	ibk_portinfo_set_gid_prefix(portinfo, PREFIX);
 }
 
 /* The rule for a P_KeyTable block, written out for the model: the 16 bits
@@ -98,6 +103,21 @@ static void model_guid_block(uint32_t cap, uint32_t block, uint64_t prefix,
 		model_guid[at] = guids[i];
 		model_prefix[at] = guids[i] ? prefix : 0;
 	}
+}
+
+/* PortInfo:GidPrefix @prefix for the model: every GID takes it (the
+ * model holds only IB entries); the number that changed. */
+static uint32_t model_apply_prefix(uint32_t cap, uint64_t prefix)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < cap; i++) {
+		if (model_guid[i] == 0 || model_prefix[i] == prefix)
+			continue;
+		model_prefix[i] = prefix;
+		n++;
+	}
+	return n;
 }
 
 static ibk_pkey_t random_pkey(void)
@@ -149,15 +169,25 @@ static bool gid_table_matches(uint32_t cap)
 
 	for (i = 0; ok && i < cap; i++) {
 		struct ibk_gid_ref ref;
+		struct ibk_gid gid;
 		int rc = ibk_gid_table_ref_get(&port.gids, i, &ref);
+		uint32_t first = 0;
 
-		if (model_guid[i] == 0)
+		if (model_guid[i] == 0) {
 			ok = rc == IBK_ENOENT;
-		else
-			ok = rc == IBK_OK && ref.type == IBK_GID_TYPE_IB &&
-			     ibk_gid_subnet_prefix(&ref.gid) ==
-				     model_prefix[i] &&
-			     ibk_gid_guid(&ref.gid) == model_guid[i];
+			continue;
+		}
+		ok = rc == IBK_OK && ref.type == IBK_GID_TYPE_IB &&
+		     ibk_gid_subnet_prefix(&ref.gid) == model_prefix[i] &&
+		     ibk_gid_guid(&ref.gid) == model_guid[i];
+		/* a find answers the lowest index holding the GID */
+		while (model_guid[first] != model_guid[i] ||
+		       model_prefix[first] != model_prefix[i])
+			first++;
+		ibk_gid_set(&gid, model_prefix[i], model_guid[i]);
+		ok = ok && ibk_gid_table_find(&port.gids, &gid,
+					      IBK_GID_TYPE_IB, NULL) ==
+			   (int)first;
 	}
 	for (b = 0; ok && b < (cap + 7) / 8; b++) {
 		ok = ibk_gid_table_read_guid_block(&port.gids, b, block) ==
@@ -213,11 +243,17 @@ static void test_blocks_vs_model(void)
 							    prefix, guids) ==
 			     IBK_OK;
 			model_guid_block(cap, b, prefix, guids);
+			if (r % 10 == 9) {
+				ok = ok && ibk_gid_table_apply_prefix(
+					&port.gids, prefix) ==
+					(int)model_apply_prefix(cap, prefix);
+			}
 			ok = ok && gid_table_matches(cap);
 		}
 		tap_ok(ok, "GID table of %u entries (%u blocks): 300 random "
 		       "SubnSet(GUIDInfo) blocks, prefix || GUID, entry 0 kept, "
-		       "every view equals the model", cap, blocks);
+		       "a new GidPrefix every 10th, every view and find equals "
+		       "the model", cap, blocks);
 	}
 }
 
@@ -441,8 +477,8 @@ static void test_mkey_counter(void)
 	     pi[48] == 0 && pi[49] == 9 && pi[43] == 0xee && pi[50] == 0xee;
 	ibk_portinfo_set_mkey_violations(pi, 0);
 	ibk_portinfo_set_qkey_violations(pi, 0);
-	ibk_port_apply_portinfo_counters(&port, pi);
-	ok = ok && ibk_counter16_read(&port.mkey_violations) == 0 &&
+	ibk_portinfo_set_gid_prefix(pi, PREFIX);
+	ok = ok && ibk_port_apply_portinfo(&port, pi) == 0 && ibk_counter16_read(&port.mkey_violations) == 0 &&
 	     ibk_counter16_read(&port.pkey_violations) == 7 &&
 	     ibk_counter16_read(&port.qkey_violations) == 0;
 	tap_ok(ok, "PortInfo counters @44/46/48 filled from the port; a "
@@ -536,8 +572,27 @@ struct sma_out {
 	uint8_t notice[IBK_NOTICE_LEN];
 };
 
-/* One SMP through the pieces in the README's order; PortInfo and the
- * other attributes are not this test's: they get 0x000c. */
+/* The caller's PortInfo answer, cut to what the cache holds: a Set
+ * applies the counters and GidPrefix (the rest of PortInfo stays the
+ * caller's), both answer the resulting attribute. */
+static int sma_portinfo(uint8_t *mad)
+{
+	uint8_t *data = mad + IBK_SMP_DATA_OFFSET;
+
+	if (ibk_mad_method(mad) == IBK_MAD_METHOD_SET) {
+		if (ibk_port_apply_portinfo(&port, data) < 0)
+			return IBK_MAD_STATUS_INVALID_FIELD;
+		ibk_portinfo_set_gid_prefix(portinfo,
+					    ibk_portinfo_gid_prefix(data));
+	}
+	memcpy(data, portinfo, sizeof(portinfo));
+	ibk_port_fill_portinfo_counters(&port, data);
+	return IBK_MAD_STATUS_OK;
+}
+
+/* One SMP through the pieces in the README's order; attributes other than
+ * P_KeyTable, GUIDInfo and PortInfo are not this test's: they get
+ * 0x000c. */
 static void sma_receive(struct ibk_mkey_state *mkey, uint8_t *mad, size_t len,
 			uint64_t now_ns, struct sma_out *out)
 {
@@ -560,7 +615,11 @@ static void sma_receive(struct ibk_mkey_state *mkey, uint8_t *mad, size_t len,
 		}
 		if (ibk_mad_method(mad) == IBK_MAD_METHOD_TRAP_REPRESS)
 			return;
-		st = ibk_sma_answer_table(&port, mad, len, PREFIX);
+		st = ibk_sma_answer_table(&port, mad, len,
+					  ibk_portinfo_gid_prefix(portinfo));
+		if (st == IBK_MAD_STATUS_UNSUP_METHOD_ATTR &&
+		    ibk_mad_attr_id(mad) == IBK_SMP_ATTR_PORT_INFO)
+			st = sma_portinfo(mad);
 	}
 	if (ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK) {
 		memcpy(out->reply, mad, IBK_MAD_LEN);
@@ -609,7 +668,7 @@ static void test_sma_flow(void)
 	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
 	ok = ok && !out.replied && !out.trapped;
 	tap_ok(ok, "SMA: a good TrapRepress and a Send get no reply");
-	make_smp(smp, IBK_MAD_METHOD_GET, IBK_SMP_ATTR_PORT_INFO, 0);
+	make_smp(smp, IBK_MAD_METHOD_GET, IBK_SMP_ATTR_NODE_INFO, 0);
 	ibk_smp_set_mkey(smp, 0xfeed);
 	sma_receive(&mkey, smp, IBK_MAD_LEN, 3000, &out);
 	ok = out.replied && ibk_mad_status(out.reply) == 0x000c;
@@ -619,6 +678,106 @@ static void test_sma_flow(void)
 	ok = ok && out.replied && ibk_mad_status(out.reply) == 0x0004;
 	tap_ok(ok, "SMA: an attribute left to the caller is answered 0x000c, "
 	       "a class version 2 SMP 0x0004");
+}
+
+/* A SubnSet(PortInfo) of GidPrefix @prefix with the port's M_Key 0xfeed,
+ * through the walkthrough; true if answered with status 0 and the
+ * prefix. */
+static bool sma_set_prefix(struct ibk_mkey_state *mkey, uint64_t prefix)
+{
+	uint8_t smp[IBK_MAD_LEN];
+	struct sma_out out;
+
+	make_smp(smp, IBK_MAD_METHOD_SET, IBK_SMP_ATTR_PORT_INFO, 0);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	ibk_portinfo_set_gid_prefix(smp + IBK_SMP_DATA_OFFSET, prefix);
+	/* counters carried as 0xffff: none is cleared */
+	memset(smp + IBK_SMP_DATA_OFFSET + 44, 0xff, 6);
+	sma_receive(mkey, smp, IBK_MAD_LEN, 4000, &out);
+	return out.replied && ibk_mad_status(out.reply) == 0 &&
+	       ibk_portinfo_gid_prefix(out.reply + IBK_SMP_DATA_OFFSET) ==
+	       prefix;
+}
+
+/* true if the GID table finds @prefix || @guid at @index, as type IB */
+static bool finds(uint64_t prefix, uint64_t guid, int index)
+{
+	struct ibk_gid gid;
+
+	ibk_gid_set(&gid, prefix, guid);
+	return ibk_gid_table_find(&port.gids, &gid, IBK_GID_TYPE_IB, NULL) ==
+	       index;
+}
+
+/* PortInfo:GidPrefix || GUIDInfo entry i is GID i on native IB (qib and
+ * hfi1 compose GIDs from the current prefix): a new prefix reaches every
+ * IB entry at once, as a change event; GUIDInfo Sets after it use it. */
+static void test_gid_prefix(void)
+{
+	static const uint64_t NEW = 0xfec0000000001234ull;
+	struct ibk_mkey_state mkey = { 0xfeed, 0, 100, 2, false };
+	uint8_t smp[IBK_MAD_LEN];
+	struct ibk_gid_entry roce, e;
+	struct ibk_gid_ref ref;
+	struct sma_out out;
+	uint32_t ticket, i;
+	bool ok;
+
+	setup(64, 16);
+	make_smp(smp, IBK_MAD_METHOD_SET, IBK_SMP_ATTR_GUID_INFO, 0);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	ibk_guid_block_set(smp + IBK_SMP_DATA_OFFSET, 1, 0x1111);
+	ibk_guid_block_set(smp + IBK_SMP_DATA_OFFSET, 2, 0x2222);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 1000, &out);
+	ibk_gid_set(&roce.gid, 0xfe80000000000000ull, 0x0200c0fffe000001ull);
+	roce.type = IBK_GID_TYPE_ROCE_V2;
+	ibk_gid_table_set(&port.gids, 5, &roce.gid, roce.type);
+	ok = out.replied && finds(PREFIX, PORT_GUID, 0) &&
+	     finds(PREFIX, 0x1111, 1) && finds(PREFIX, 0x2222, 2);
+	ibk_gid_table_ref_get(&port.gids, 1, &ref);
+	ticket = ibk_gid_table_refill_ticket(&port.gids);
+	ok = ok && sma_set_prefix(&mkey, NEW);
+	tap_ok(ok && finds(NEW, PORT_GUID, 0) && finds(NEW, 0x1111, 1) &&
+	       finds(NEW, 0x2222, 2) && finds(PREFIX, PORT_GUID, IBK_ENOENT) &&
+	       finds(PREFIX, 0x2222, IBK_ENOENT),
+	       "SubnSet(PortInfo) with a new GidPrefix: the port GID and the "
+	       "GUIDInfo entries are found under it, not under the old one");
+	ok = ibk_gid_table_get(&port.gids, 5, &e) == IBK_OK &&
+	     e.type == IBK_GID_TYPE_ROCE_V2 &&
+	     ibk_gid_equal(&e.gid, &roce.gid) &&
+	     ibk_gid_table_get(&port.gids, 3, &e) == IBK_ENOENT;
+	tap_ok(ok, "a RoCE entry and an empty entry stay as they were");
+	ok = !ibk_gid_table_ref_fresh(&port.gids, &ref) &&
+	     ibk_gid_table_refill(&port.gids, &roce, 1, ticket) ==
+	     IBK_ESTALE && finds(NEW, 0x1111, 1);
+	tap_ok(ok, "the prefix change is one change event: a reference "
+	       "from before is stale, a refill with an older ticket is "
+	       "refused and changes nothing");
+	make_smp(smp, IBK_MAD_METHOD_SET, IBK_SMP_ATTR_GUID_INFO, 0);
+	ibk_smp_set_mkey(smp, 0xfeed);
+	for (i = 1; i < 8; i++)
+		ibk_guid_block_set(smp + IBK_SMP_DATA_OFFSET, i,
+				   i == 5 ? 0 : 0x5000 + i);
+	sma_receive(&mkey, smp, IBK_MAD_LEN, 2000, &out);
+	ok = out.replied;
+	for (i = 0; i < 8; i++) {
+		if (i == 5)
+			continue;
+		ok = ok && ibk_gid_table_get(&port.gids, i, &e) == IBK_OK &&
+		     ibk_gid_subnet_prefix(&e.gid) == NEW;
+	}
+	tap_ok(ok, "a GUIDInfo Set after it composes with the new prefix: "
+	       "no entry keeps the old one");
+	ibk_gid_table_ref_get(&port.gids, 1, &ref);
+	ok = sma_set_prefix(&mkey, NEW) &&
+	     ibk_gid_table_ref_fresh(&port.gids, &ref) &&
+	     ibk_gid_table_apply_prefix(&port.gids, NEW) == 0 &&
+	     ibk_gid_table_apply_prefix(&port.gids, PREFIX) == 7 &&
+	     ibk_gid_table_apply_prefix(NULL, PREFIX) == IBK_EINVAL &&
+	     ibk_port_apply_portinfo(&port, NULL) == IBK_EINVAL;
+	tap_ok(ok, "the same prefix again (each sweep's PortInfo Set) writes "
+	       "nothing: references stay fresh; 7 IB entries change back; "
+	       "NULL is IBK_EINVAL");
 }
 
 /* ---- readers against a writer applying blocks ---- */
@@ -846,6 +1005,7 @@ int main(void)
 	test_rx_trap();
 	test_mad_rules();
 	test_sma_flow();
+	test_gid_prefix();
 	test_race();
 	return tap_done();
 }

@@ -828,6 +828,13 @@ static void test_request_status(void)
 		{ "Send: no reply", 0x01, 0x03, 1, 1, 0, 256, IBK_ENOENT },
 		{ "response of an unknown method: no reply", 0x81, 0x90, 1, 1,
 		  0, 256, IBK_ENOENT },
+		/* responses before the class version: qib's process_subn()
+		 * would answer this one with status 0x0004, a reply to a
+		 * reply */
+		{ "SubnGetResp of class version 2: no reply", 0x01, 0x81, 2,
+		  1, 0, 256, IBK_ENOENT },
+		{ "SubnTrap of class version 2: no reply", 0x01, 0x05, 2, 1,
+		  0, 256, IBK_ENOENT },
 	};
 	uint8_t smp[IBK_MAD_LEN];
 	size_t i;

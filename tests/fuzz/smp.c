@@ -34,7 +34,10 @@
  *    arrays: 32 P_Keys or 8 GUIDs a block, entries beyond the capacity
  *    ignored and read as 0, GUID entry 0 read-only, a block beyond the
  *    table 0x001c with the data zeroed, any other byte of the SMP
- *    untouched (qib subn_{get,set}_{pkeytable,guidinfo}()).
+ *    untouched (qib subn_{get,set}_{pkeytable,guidinfo}()); a
+ *    SubnSet(PortInfo) takes its GidPrefix to every non-empty entry (GID
+ *    = GidPrefix || GUID on native IB), and later GUIDInfo Sets compose
+ *    with it; at the end every entry and every find equals the arrays.
  */
 #include "model.h"
 
@@ -513,8 +516,54 @@ static void check_packet(struct fz *f, struct ibk_port *port)
 struct sma_world {
 	uint32_t pcap, gcap;
 	uint16_t pk[PKEY_CAP_MAX];
-	uint64_t guid[GID_CAP_MAX];
+	uint64_t pre[GID_CAP_MAX], guid[GID_CAP_MAX];	/* both 0: empty */
+	uint64_t prefix;			/* PortInfo:GidPrefix */
 };
+
+/* SubnSet(PortInfo) of GidPrefix @prefix: every non-empty GID takes it;
+ * the number that changed. */
+static int sma_model_prefix(struct sma_world *w, uint64_t prefix)
+{
+	uint32_t i;
+	int n = 0;
+
+	w->prefix = prefix;
+	for (i = 0; i < w->gcap; i++) {
+		if ((w->pre[i] == 0 && w->guid[i] == 0) || w->pre[i] == prefix)
+			continue;
+		w->pre[i] = prefix;
+		n++;
+	}
+	return n;
+}
+
+/* Every GID entry and every find against the arrays. */
+static void sma_check_gids(const struct ibk_port *port,
+			   const struct sma_world *w)
+{
+	struct ibk_gid_entry e;
+	struct ibk_gid gid;
+	uint32_t i, first;
+
+	for (i = 0; i < w->gcap; i++) {
+		int rc = ibk_gid_table_get(&port->gids, i, &e);
+
+		if (w->pre[i] == 0 && w->guid[i] == 0) {
+			FZ_CHECK(rc == IBK_ENOENT, "GID %u not empty", i);
+			continue;
+		}
+		FZ_CHECK(rc == IBK_OK && ibk_gid_subnet_prefix(&e.gid) ==
+			 w->pre[i] && ibk_gid_guid(&e.gid) == w->guid[i],
+			 "GID %u differs", i);
+		for (first = 0; w->pre[first] != w->pre[i] ||
+				w->guid[first] != w->guid[i]; first++)
+			;
+		ibk_gid_set(&gid, w->pre[i], w->guid[i]);
+		FZ_CHECK(ibk_gid_table_find(&port->gids, &gid,
+					    IBK_GID_TYPE_IB, NULL) ==
+			 (int)first, "find of GID %u", i);
+	}
+}
 
 /* The SMP's data as the tables should leave it, and the MAD status. */
 static int sma_model(struct sma_world *w, const uint8_t *m, uint8_t *data)
@@ -547,8 +596,10 @@ static int sma_model(struct sma_world *w, const uint8_t *m, uint8_t *data)
 			uint64_t g = model_be(data + 8 * i, 8);
 			unsigned b;
 
-			if (set && first + i < w->gcap && first + i != 0)
+			if (set && first + i < w->gcap && first + i != 0) {
 				w->guid[first + i] = g;
+				w->pre[first + i] = g ? w->prefix : 0;
+			}
 			g = first + i < w->gcap ? w->guid[first + i] : 0;
 			for (b = 0; b < 8; b++)
 				data[8 * i + b] = (uint8_t)(g >> (56 - 8 * b));
@@ -600,8 +651,6 @@ static void check_sma(struct fz *f)
 	struct ibk_hash_slot *ps, *gs;
 	struct ibk_gid_entry ge[GID_CAP_MAX];
 	struct ibk_port *port;
-	uint64_t prefix = fz_bool(f) ? UINT64_C(0xfe80000000000000) :
-				       fz_u64(f);
 	uint8_t *m = (uint8_t *)malloc(MAD_LEN), *before, data[64];
 	unsigned n = fz_below(f, SMA_OPS + 1);
 
@@ -620,14 +669,18 @@ static void check_sma(struct fz *f)
 	if (!m || !before)
 		abort();
 	FZ_CHECK(ibk_port_init(port, pc, w.pcap, ps, pslots, gc, w.gcap, gs,
-			       gslots) == IBK_OK, "port init");
+			       gslots) == IBK_OK &&
+		 ibk_port_set_state(port, IBK_PORT_ACTIVE) == IBK_OK,
+		 "port init");
 	for (i = 0; i < w.pcap; i++)
 		w.pk[i] = fz_u16(f);
 	for (i = 0; i < w.gcap; i++) {
 		ge[i].type = IBK_GID_TYPE_IB;
 		fz_bytes(f, ge[i].gid.raw, 16);
+		w.pre[i] = model_be(ge[i].gid.raw, 8);
 		w.guid[i] = model_be(ge[i].gid.raw + 8, 8);
 	}
+	w.prefix = fz_bool(f) ? UINT64_C(0xfe80000000000000) : fz_u64(f);
 	FZ_CHECK(ibk_pkey_table_refill(&port->pkeys, w.pk, w.pcap,
 		 ibk_pkey_table_refill_ticket(&port->pkeys)) == IBK_OK &&
 		 ibk_gid_table_refill(&port->gids, ge, w.gcap,
@@ -640,14 +693,14 @@ static void check_sma(struct fz *f)
 		memcpy(before, m, MAD_LEN);
 		if (model_request_status(m, MAD_LEN) != 0 ||
 		    (m[3] != 0x01 && m[3] != 0x02)) {
-			got = ibk_sma_answer_table(port, m, MAD_LEN, prefix);
+			got = ibk_sma_answer_table(port, m, MAD_LEN, w.prefix);
 			FZ_CHECK(got == IBK_EINVAL &&
 				 memcmp(m, before, MAD_LEN) == 0,
 				 "SMA must refuse method %02x: %d", m[3], got);
 			continue;
 		}
 		want = sma_model(&w, m, data);
-		got = ibk_sma_answer_table(port, m, MAD_LEN, prefix);
+		got = ibk_sma_answer_table(port, m, MAD_LEN, w.prefix);
 		FZ_CHECK(got == want, "SMA op %u attr %04x mod %08x: %d, "
 			 "want %d", k, (unsigned)model_be(m + 16, 2),
 			 (unsigned)model_be(m + 20, 4), got, want);
@@ -655,10 +708,20 @@ static void check_sma(struct fz *f)
 		FZ_CHECK(memcmp(m + 64, data, 64) == 0, "SMA op %u data", k);
 		FZ_CHECK(memcmp(m + 128, before + 128, MAD_LEN - 128) == 0,
 			 "SMA changed bytes past the data");
+		if (model_be(m + 16, 2) == 0x0015 && m[3] == 0x02) {
+			uint64_t p = model_be(m + 64 + 8, 8);
+
+			want = sma_model_prefix(&w, p);
+			got = ibk_port_apply_portinfo(port, m + 64);
+			FZ_CHECK(got == want, "PortInfo GidPrefix %016llx: %d "
+				 "changed, want %d", (unsigned long long)p,
+				 got, want);
+		}
 	}
-	FZ_CHECK(ibk_sma_answer_table(port, m, MAD_LEN - 1, prefix) ==
+	sma_check_gids(port, &w);
+	FZ_CHECK(ibk_sma_answer_table(port, m, MAD_LEN - 1, w.prefix) ==
 		 IBK_EINVAL, "short SMP");
-	FZ_CHECK(ibk_sma_answer_table(NULL, m, MAD_LEN, prefix) ==
+	FZ_CHECK(ibk_sma_answer_table(NULL, m, MAD_LEN, w.prefix) ==
 		 IBK_EINVAL, "NULL port");
 	free(before);
 	free(m);
