@@ -2297,11 +2297,14 @@ struct ibk_mem_qp {
 struct ibk_mem_request {
 	uint64_t va;
 	uint32_t rkey;
-	uint32_t length;	/* RETH DMA length; 8 for an atomic */
-	uint32_t access;	/* IBK_ACCESS_REMOTE_*; 0: no R_Key to check */
+	uint32_t length;	/* RETH DMA length; 8 for an atomic, at
+				 * least 8 for an ATOMIC WRITE */
+	uint32_t access;	/* IBK_ACCESS_REMOTE_*; 0: no access asked */
 	uint8_t opcode;
 	bool atomic;		/* ATOMIC or ATOMIC WRITE: 8-aligned, no
 				 * zero-length exemption */
+	bool continues;		/* WRITE MIDDLE or LAST: the QP's access
+				 * only, no R_Key (the first packet's) */
 };
 
 /* The responder's verdict on a request, first failing check first. */
@@ -2389,14 +2392,17 @@ ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
  * What a request's opcode asks of the object its R_Key names, by opcode
  * for RC (0x00-0x1f) and UC (0x20-0x3f); nothing for any other. The low
  * four bits are the access it needs (IBK_ACCESS_REMOTE_*); IBK__MEM_ATOMIC
- * marks an 8-byte atomic, IBK__MEM_FLUSH the FLUSH this check refuses.
+ * marks an 8-byte atomic, IBK__MEM_FLUSH the FLUSH this check refuses,
+ * IBK__MEM_CONT a WRITE MIDDLE or LAST, which has no RETH.
  */
 #define IBK__MEM_W	IBK_ACCESS_REMOTE_WRITE
 #define IBK__MEM_R	IBK_ACCESS_REMOTE_READ
 #define IBK__MEM_A	(IBK_ACCESS_REMOTE_ATOMIC | IBK__MEM_ATOMIC)
 #define IBK__MEM_AW	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_ATOMIC)
+#define IBK__MEM_WC	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_CONT)
 #define IBK__MEM_ATOMIC	0x10u
 #define IBK__MEM_FLUSH	0x20u
+#define IBK__MEM_CONT	0x40u
 
 static inline unsigned ibk__mem_op_class(uint8_t opcode)
 {
@@ -2405,13 +2411,15 @@ static inline unsigned ibk__mem_op_class(uint8_t opcode)
 		 * LAST_IMM, ONLY 0x0a, ONLY_IMM, READ 0x0c, responses and
 		 * ACKs 0x0d-0x12, COMPARE SWAP 0x13, FETCH ADD 0x14, ...,
 		 * FLUSH 0x1c, ATOMIC WRITE 0x1d */
-		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
-		0, 0, IBK__MEM_W, IBK__MEM_W, IBK__MEM_R, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, IBK__MEM_WC,
+		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W, IBK__MEM_R,
+		0, 0, 0,
 		0, 0, 0, IBK__MEM_A, IBK__MEM_A, 0, 0, 0,
 		0, 0, 0, 0, IBK__MEM_FLUSH, IBK__MEM_AW, 0, 0,
-		/* UC: WRITE FIRST 0x26, ONLY 0x2a, ONLY_IMM 0x2b */
-		0, 0, 0, 0, 0, 0, IBK__MEM_W, 0,
-		0, 0, IBK__MEM_W, IBK__MEM_W, 0, 0, 0, 0,
+		/* UC: WRITE FIRST 0x26, MIDDLE, LAST, LAST_IMM, ONLY 0x2a,
+		 * ONLY_IMM 0x2b */
+		0, 0, 0, 0, 0, 0, IBK__MEM_W, IBK__MEM_WC,
+		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 	};
@@ -2427,13 +2435,20 @@ static inline unsigned ibk__mem_op_class(uint8_t opcode)
  * WRITE ask for IBK_ACCESS_REMOTE_WRITE over the RETH's range, RDMA READ
  * for IBK_ACCESS_REMOTE_READ, COMPARE SWAP and FETCH ADD for
  * IBK_ACCESS_REMOTE_ATOMIC over the 8 bytes at the AtomicETH's address
- * (rxe check_rkey()): IBK_MEM_OK. FLUSH: IBK_MEM_ERR_OPCODE. Any other
- * opcode carries no R_Key to check (SENDs, WRITE MIDDLE and LAST, which
- * continue the first packet's checked range, and opcodes the transport
- * does not define, which the header check passes by transport as rxe's
- * does): IBK_MEM_NO_RKEY, with req->access 0. The RETH or AtomicETH is
- * read at @bth + IBK_BTH_LEN only when the opcode carries one. @req is
- * filled in every case.
+ * (rxe check_rkey()): IBK_MEM_OK. An ATOMIC WRITE's range is the RETH's
+ * but never shorter than the 8 bytes it writes: rxe checks the RETH's
+ * range in check_rkey() and the 8 bytes again when it executes
+ * (rxe_mr_do_atomic_write(), oA19-28), and the library checks both at
+ * once. FLUSH: IBK_MEM_ERR_OPCODE. Any other opcode carries no R_Key to
+ * check: IBK_MEM_NO_RKEY. Of those, WRITE MIDDLE and LAST (with or without
+ * immediate) continue the first packet's checked range but still need
+ * the QP's REMOTE_WRITE, which rxe's check_op_valid() tests on every
+ * WRITE packet (an access change by ibv_modify_qp() mid-message counts):
+ * req->access IBK_ACCESS_REMOTE_WRITE and req->continues, for
+ * ibk_mem_check(). SENDs and opcodes the transport does not define (the
+ * header check passes them by transport, as rxe's does) leave req->access
+ * 0. The RETH or AtomicETH is read at @bth + IBK_BTH_LEN only when the
+ * opcode carries one. @req is filled in every case.
  *
  * The opcode is classified by one table lookup; which of the two headers
  * is read makes no branch, as both have the address at 0 and the R_Key
@@ -2448,12 +2463,13 @@ ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 	uint8_t opcode = ibk_bth_opcode(bth);
 	unsigned cls = ibk__mem_op_class(opcode);
 	bool header_ok = ibk_rx_check_header(type, bth) == IBK_RX_ACCEPT;
-	uint32_t len, atomic;
+	uint32_t len, eight;
 
 	req->opcode = opcode;
 	req->access = header_ok ? cls & IBK_ACCESS_REMOTE : 0;
 	req->atomic = (cls & IBK__MEM_ATOMIC) != 0;
-	if (req->access == 0) {
+	req->continues = header_ok && (cls & IBK__MEM_CONT);
+	if (req->access == 0 || req->continues) {
 		req->va = 0;
 		req->rkey = 0;
 		req->length = 0;
@@ -2463,13 +2479,15 @@ ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 		return (cls & IBK__MEM_FLUSH) ? IBK_MEM_ERR_OPCODE :
 		       IBK_MEM_NO_RKEY;
 	}
-	/* 8 for an ATOMIC (an AtomicETH's bytes 12-15 are swap data), else
-	 * the RETH's length: selected without a branch */
+	/* 8 for an ATOMIC (an AtomicETH's bytes 12-15 are swap data) or an
+	 * ATOMIC WRITE whose RETH names fewer, else the RETH's length:
+	 * selected without a branch */
 	len = ibk__load_be32(ext + 12);
-	atomic = 0u - (uint32_t)((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0);
+	eight = 0u - ((uint32_t)((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0) |
+		      ((uint32_t)req->atomic & (uint32_t)(len < 8u)));
 	req->va = ibk__load_be64(ext);
 	req->rkey = ibk__load_be32(ext + 8);
-	req->length = (len & ~atomic) | (8u & atomic);
+	req->length = (len & ~eight) | (8u & eight);
 	return IBK_MEM_OK;
 }
 
@@ -2566,8 +2584,10 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
  *  - IBK_MEM_ERR_ALIGN for an atomic whose address is not 8-aligned
  *    (rxe checks the host address it maps to);
  *  - else IBK_MEM_OK.
- * A @req that is not IBK_MEM_OK from the parse (req->access 0) gives
- * IBK_MEM_NO_RKEY.
+ * A @req the parse answered IBK_MEM_NO_RKEY gives IBK_MEM_NO_RKEY, but
+ * for a WRITE MIDDLE or LAST (req->continues) to a QP whose own access
+ * flags lack REMOTE_WRITE: IBK_MEM_ERR_QP_ACCESS, as rxe's
+ * check_op_valid() answers on every WRITE packet.
  */
 static inline enum ibk_mem_verdict
 ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
@@ -2580,6 +2600,8 @@ ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 		return IBK_MEM_NO_RKEY;
 	if (!ibk_access_allows(qp->access, req->access))
 		return IBK_MEM_ERR_QP_ACCESS;
+	if (req->continues)
+		return IBK_MEM_NO_RKEY;
 	/* '&', not '&&': no branch on the kind of operation */
 	if (rw & (req->length > IBK_MEM_DMA_LEN_MAX))
 		return IBK_MEM_ERR_LENGTH;
@@ -2610,6 +2632,7 @@ enum ibk_memop_verdict {
 	IBK_MEMOP_ERR_RANGE,		/* bind: window outside the MR */
 	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
 	IBK_MEMOP_ERR_MR_PD,		/* bind: MR in another PD */
+	IBK_MEMOP_ERR_WINDOW_QP,	/* type 2 window of another QP */
 };
 
 /* Constant name of a management verdict; "unknown" outside the enum. */
@@ -2634,6 +2657,7 @@ static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
 	case IBK_MEMOP_ERR_RANGE:		return "err-range";
 	case IBK_MEMOP_ERR_IN_USE:		return "err-in-use";
 	case IBK_MEMOP_ERR_MR_PD:		return "err-mr-pd";
+	case IBK_MEMOP_ERR_WINDOW_QP:		return "err-window-qp";
 	default:				return "unknown";
 	}
 }
@@ -2910,7 +2934,9 @@ ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
  * bound, IBK_MEMOP_ERR_TYPE unless a fast-register region; then FREE
  * (@mr is not used). A failed LOCAL_INV completes with
  * IBK_WC_LOC_QP_OP_ERR; a failed SEND with invalidate completes the
- * receive with IBK_WC_REM_INV_REQ_ERR and moves the QP to error.
+ * receive with IBK_WC_REM_INV_REQ_ERR and moves the QP to error. For a
+ * SEND with invalidate, ibk_mem_invalidate_remote() checks the receiving
+ * QP first.
  */
 static inline enum ibk_memop_verdict
 ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
@@ -2934,6 +2960,34 @@ ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
 	}
 	o->state = IBK_MEM_FREE;
 	return IBK_MEMOP_OK;
+}
+
+/*
+ * ibk_mem_invalidate() for a SEND with invalidate received on @qp: the
+ * object must also be in the QP's PD (IBK_MEMOP_ERR_PD), and a bound type
+ * 2 window must be bound to this QP (IBK_MEMOP_ERR_WINDOW_QP), checked
+ * after the key and before the rest. A remote peer may invalidate only
+ * what it could access through this QP: a type 2 window serves only the
+ * QP it was bound to (rxe_lookup_mw() refuses RDMA through it from any
+ * other, as ibk_mem_check() does), and no object serves a QP of another
+ * PD. rxe (Linux 6.1 rxe_invalidate_mw(), rxe_invalidate_mr()) checks
+ * neither, so there a peer on any QP of the device invalidates any key it
+ * guesses: the library is stricter on purpose, by that reasoning; the
+ * IBA's own clause on it was not among the sources read. @qp must be
+ * valid.
+ */
+static inline enum ibk_memop_verdict
+ibk_mem_invalidate_remote(struct ibk_mem_attr *o, ibk_rkey_t key,
+			  struct ibk_mem_attr *mr, const struct ibk_mem_qp *qp)
+{
+	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+		return IBK_MEMOP_ERR_KEY;
+	if (o->pd != qp->pd)
+		return IBK_MEMOP_ERR_PD;
+	if (o->kind == IBK_MEM_MW2 && o->state == IBK_MEM_VALID &&
+	    o->qpn != qp->qpn)
+		return IBK_MEMOP_ERR_WINDOW_QP;
+	return ibk_mem_invalidate(o, key, mr);
 }
 
 /*
@@ -3872,7 +3926,12 @@ static inline void ibk_notice_build_256(void *n, uint32_t producer,
  * violation, as qib_bad_mkey() and hfi1 bad_mkey() fill them: method,
  * attribute, modifier and M_Key from the SMP; for a directed-route SMP
  * also DrSLID, DRNotice and the hop count with as much of the return
- * path as fits (30 hops; a longer path is truncated and says so). @lid is
+ * path as fits (30 hops; a longer path is truncated and says so). The
+ * path is the SMP's ReturnPath entries 1 to the hop count, one port per
+ * hop, where the Linux SMI writes them (smi_handle_dr_smp_recv() stores
+ * hop i's port at return_path[i]; entry 0 is never used): qib and hfi1
+ * copy entries 0 to hop count - 1 instead, an unused byte first and the
+ * last hop lost, which no SM could route back by. @lid is
  * LIDADDR: the requester, the SMP's LRH SLID, as the IBA's trap text
  * ("Bad M_Key, <M_KEY> from <LIDADDR> attempted <METHOD> ...") and
  * Wireshark read it; the kernel's SMAs put their own LID there instead.
@@ -3897,7 +3956,7 @@ static inline void ibk_trap_256_from_smp(struct ibk_trap_256 *t,
 		hops = IBK_TRAP_DR_PATH_LEN;
 	t->dr_hop_cnt = (uint8_t)hops;
 	for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
-		t->dr_return_path[i] = i < hops ? path[i] : 0;
+		t->dr_return_path[i] = i < hops ? path[1 + i] : 0;
 }
 
 /* True if @n is a generic notice of trap @trap. */

@@ -3024,7 +3024,9 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 /*
  * The responder check of one request to @qp against the table: the
  * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
- * against the object at the R_Key's index, read in one generation. @bth
+ * against the object at the R_Key's index, read in one generation (for
+ * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
+ * gets). @bth
  * must be followed by its RETH or AtomicETH when the opcode carries one.
  * @t, @qp and @bth must be valid.
  */
@@ -3036,6 +3038,8 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, bth, &req);
 	uint32_t gen;
 
+	if (v == IBK_MEM_NO_RKEY)	/* a WRITE MIDDLE/LAST: the QP's access */
+		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
 	do {
@@ -3070,6 +3074,8 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 			v = ibk_mem_request_parse(qp->type, hdrs[i], &req);
 			if (v == IBK_MEM_OK)
 				v = ibk__mr_check_in(t, c, qp, &req);
+			else if (v == IBK_MEM_NO_RKEY)
+				v = ibk_mem_check(qp, &req, NULL, NULL);
 			verdicts[i] = (uint8_t)v;
 		}
 	} while (ibk_latch_read_retry(&t->latch, gen));

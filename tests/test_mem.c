@@ -593,7 +593,7 @@ static enum ibk_mem_verdict lib_verdict(const struct req *q,
 	enum ibk_mem_verdict v = ibk_mem_request_parse(q->qp.type, q->pkt,
 						       &req);
 
-	return v == IBK_MEM_OK ?
+	return v == IBK_MEM_OK || v == IBK_MEM_NO_RKEY ?
 	       ibk_mem_check(&q->qp, &req, r, q->no_mr ? NULL : &q->mr) : v;
 }
 
@@ -603,7 +603,8 @@ enum mutation {
 	M_MW2_OTHER_QP, M_MW1_UNBOUND, M_NO_ACCESS, M_PARTIAL_ACCESS,
 	M_FREE, M_BELOW, M_BEYOND, M_WRAP, M_MISALIGNED, M_ZERO_BASED,
 	M_UD_QP, M_TVER, M_UC_READ, M_FLUSH, M_SEND, M_WRITE_MIDDLE,
-	M_ATOMIC_WRITE_ZERO, M_MW_PAST_MR, M_MW_NO_MR,
+	M_ATOMIC_WRITE_ZERO, M_MW_PAST_MR, M_MW_NO_MR, M_AW_8_PAST_END,
+	M_AW_RETH_PAST_END,
 };
 
 struct verdict_case {
@@ -727,6 +728,18 @@ static void mutate(struct req *q, struct ibk_mem_attr *r, bool *r_null,
 		ibk_reth_set_dma_len(ext, 0);
 		r->rkey ^= 1;
 		break;
+	case M_AW_8_PAST_END:	/* RETH length 0; the region ends 4 bytes
+				 * into the 8 the ATOMIC WRITE writes */
+		ibk_bth_set_opcode(q->pkt, OP_AWRITE);
+		ibk_reth_set_va(ext, BASE + LEN - 8);
+		ibk_reth_set_dma_len(ext, 0);
+		r->length = LEN - 4;
+		break;
+	case M_AW_RETH_PAST_END: /* 8 bytes in; the RETH names 16 */
+		ibk_bth_set_opcode(q->pkt, OP_AWRITE);
+		ibk_reth_set_va(ext, BASE + LEN - 8);
+		ibk_reth_set_dma_len(ext, 16);
+		break;
 	case M_MW_PAST_MR:	/* a zero-based type 2 window half past its MR */
 		r->kind = IBK_MEM_MW2;
 		r->qpn = QPN;
@@ -791,6 +804,14 @@ static const struct verdict_case verdict_cases[] = {
 	  { M_ZERO_LEN, M_QP_NO_READ }, IBK_MEM_ERR_QP_ACCESS },
 	{ "2.4 an ATOMIC WRITE of length 0 is still checked", OP_WRITE,
 	  { M_ATOMIC_WRITE_ZERO }, IBK_MEM_ERR_KEY },
+	{ "oA19-28 an ATOMIC WRITE's 8 bytes lie in the region, whatever "
+	  "its RETH's length (rxe_mr_do_atomic_write)", OP_WRITE,
+	  { M_AW_8_PAST_END }, IBK_MEM_ERR_RANGE },
+	{ "2.4 and so does the range its RETH names (rxe check_rkey)",
+	  OP_WRITE, { M_AW_RETH_PAST_END }, IBK_MEM_ERR_RANGE },
+	{ "check_op_valid on every WRITE packet: a WRITE MIDDLE to a QP "
+	  "without REMOTE_WRITE", OP_WRITE, { M_WRITE_MIDDLE, M_QP_NO_WRITE },
+	  IBK_MEM_ERR_QP_ACCESS },
 	/* MR lookup: key, PD, access, state (lookup_mr) */
 	{ "2.4 MR lookup: no object at the index", OP_WRITE, { M_NO_OBJECT },
 	  IBK_MEM_ERR_KEY },
@@ -935,7 +956,7 @@ static void test_verdict_naks(void)
  * object's: the independent model for random requests.
  */
 struct facts {
-	bool header_ok, keyed, flush, qp_allows, huge, zero_rw;
+	bool header_ok, keyed, continues, flush, qp_allows, huge, zero_rw;
 	bool object, key_eq, pd_eq, window, mw2, qp_eq, len0;
 	bool grants_all, valid, in_range, in_mr, atomic, aligned;
 };
@@ -946,10 +967,12 @@ static enum ibk_mem_verdict model_verdict(const struct facts *f)
 		return IBK_MEM_DROP_HEADER;
 	if (f->flush)
 		return IBK_MEM_ERR_OPCODE;
-	if (!f->keyed)
+	if (!f->keyed && !f->continues)
 		return IBK_MEM_NO_RKEY;
 	if (!f->qp_allows)			/* check_op_valid */
 		return IBK_MEM_ERR_QP_ACCESS;
+	if (f->continues)			/* no RETH: no R_Key */
+		return IBK_MEM_NO_RKEY;
 	if (f->huge)				/* check_length */
 		return IBK_MEM_ERR_LENGTH;
 	if (f->zero_rw)				/* check_rkey, 0 bytes */
@@ -987,6 +1010,7 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 		IBK_TRANSPORT_RC | IBK_OP_SEND_ONLY,
 		IBK_TRANSPORT_RC | IBK_OP_FLUSH,
 		IBK_TRANSPORT_RC | IBK_OP_RDMA_WRITE_LAST,
+		IBK_TRANSPORT_UC | IBK_OP_RDMA_WRITE_MIDDLE,
 	};
 	uint8_t op = ops[test_rng_below(sizeof(ops))];
 	uint32_t want_access, len = test_rng_below(4) == 0 ? 0 :
@@ -1033,6 +1057,9 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 		   op == (IBK_TRANSPORT_RC | IBK_OP_RDMA_WRITE_FIRST) ||
 		   op == (IBK_TRANSPORT_RC | IBK_OP_RDMA_WRITE_ONLY_IMM) ||
 		   op == (IBK_TRANSPORT_UC | IBK_OP_RDMA_WRITE_ONLY);
+	/* WRITE MIDDLE and LAST: check_op_valid() on every WRITE packet */
+	f->continues = (op & 0x1f) == IBK_OP_RDMA_WRITE_MIDDLE ||
+		       (op & 0x1f) == IBK_OP_RDMA_WRITE_LAST;
 	f->atomic = op == OP_CSWAP || op == OP_FADD || op == OP_AWRITE;
 	want_access = op == OP_READ ? IBK_ACCESS_REMOTE_READ :
 		      op == OP_CSWAP || op == OP_FADD ?
@@ -1049,6 +1076,9 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 	f->len0 = r->length == 0;
 	f->grants_all = (r->access & want_access) == want_access;
 	f->valid = r->state == IBK_MEM_VALID;
+	/* an ATOMIC WRITE writes 8 bytes, whatever its RETH says */
+	if (op == OP_AWRITE && len < 8)
+		len = 8;
 	f->in_range = model_range(va, reth ? len : 8,
 				  (r->access & IBK_ACCESS_ZERO_BASED) ? 0 :
 				  r->addr, r->length) == IBK_RANGE_IN;
@@ -1522,6 +1552,8 @@ static void test_invalidate(void)
 	struct ibk_mem_attr w2 = new_window(IBK_MEM_MW2);
 	struct ibk_mem_attr mr = bindable_mr(), fast = good_mr(), next;
 	struct ibk_mw_bind wr = bind_wr();
+	const struct ibk_mem_qp q_self = { IBK_QPT_RC, QPN, PD,
+					   IBK_ACCESS_REMOTE };
 	ibk_rkey_t k;
 	struct req q;
 
@@ -1531,17 +1563,40 @@ static void test_invalidate(void)
 	k = w2.rkey;
 	tap_ok(ibk_mem_invalidate(&w2, MW_KEY, &mr) == IBK_MEMOP_ERR_KEY,
 	       "2.6 invalidation names the window's current key");
+	{
+		struct ibk_mem_qp other_qp = { IBK_QPT_RC, QPN + 1, PD,
+					       IBK_ACCESS_REMOTE };
+		struct ibk_mem_qp other_pd = { IBK_QPT_RC, QPN, PD + 1,
+					       IBK_ACCESS_REMOTE };
+		struct ibk_mem_attr before = w2;
+
+		tap_ok(ibk_mem_invalidate_remote(&w2, k, &mr, &other_qp) ==
+		       IBK_MEMOP_ERR_WINDOW_QP &&
+		       ibk_mem_invalidate_remote(&w2, k, &mr, &other_pd) ==
+		       IBK_MEMOP_ERR_PD &&
+		       ibk_mem_invalidate_remote(&w2, MW_KEY, &mr,
+						 &other_qp) ==
+		       IBK_MEMOP_ERR_KEY &&
+		       memcmp(&w2, &before, sizeof(w2)) == 0 &&
+		       mr.windows == 1,
+		       "SEND with invalidate of a type 2 window from a QP it "
+		       "is not bound to, or from another PD, is refused and "
+		       "leaves it bound (stricter than rxe 6.1, which checks "
+		       "neither); a wrong key is still err-key first");
+	}
 	tap_ok(ibk_mem_invalidate(&mr, mr.rkey, NULL) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
 	       "2.7 an MR with windows bound cannot be invalidated");
 	tap_ok(ibk_mem_deregister(&mr, mr.rkey, NULL) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
 	       "2.7 nor deregistered (rxe_dereg_mr)");
-	tap_ok(ibk_mem_invalidate(&w2, k, &mr) == IBK_MEMOP_OK &&
+	tap_ok(ibk_mem_invalidate_remote(&w2, k, &mr, &q_self) ==
+	       IBK_MEMOP_OK &&
 	       w2.state == IBK_MEM_FREE && w2.length == 0 && w2.access == 0 &&
 	       w2.addr == 0 && w2.qpn == 0 && mr.windows == 0,
-	       "2.6 invalidating a type 2 window: FREE, address, length, "
-	       "access and QP cleared, the MR's count - 1");
+	       "2.6 invalidating a type 2 window (a SEND with invalidate on "
+	       "its own QP): FREE, address, length, access and QP cleared, "
+	       "the MR's count - 1");
 	req_init(&q, OP_READ, wr.addr, k, 8);
 	tap_ok(lib_verdict(&q, &w2) == IBK_MEM_ERR_WINDOW_QP,
 	       "2.6 a request with the invalidated window's key is refused "

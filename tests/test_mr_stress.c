@@ -301,6 +301,8 @@ static enum ibk_mem_verdict verdict_at(const struct ibk_mem_qp *qp,
 	struct ibk_mem_attr o, mr;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, pkt, &req);
 
+	if (v == IBK_MEM_NO_RKEY)
+		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
 	o = object_at_step(ibk_rkey_index(req.rkey), g);

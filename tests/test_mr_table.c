@@ -431,6 +431,8 @@ static enum ibk_mem_verdict model_verdict(const struct ibk_mem_qp *qp,
 
 	const struct ibk_mem_attr *o = model_find(req.rkey);
 
+	if (v == IBK_MEM_NO_RKEY)
+		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
 	/* a window is checked against its MR too: the slot its MR index

@@ -931,7 +931,8 @@ static void test_trap_256(void)
 			       cases[i].written);
 		for (k = 0; k < 30; k++)
 			ok &= n[34 + k] == (k < cases[i].written ?
-					    smp[IBK_SMP_RETURN_PATH + k] : 0);
+					    smp[IBK_SMP_RETURN_PATH + 1 + k] :
+					    0);
 		ok &= ibk_notice_parse_256(n, &p) == IBK_OK &&
 		      p.dr_truncated == cases[i].truncated &&
 		      p.dr_hop_cnt == cases[i].written && p.dr_notice &&
@@ -941,6 +942,23 @@ static void test_trap_256(void)
 		       cases[i].written, cases[i].truncated ? ", truncated" :
 		       "", cases[i].written);
 	}
+	/* a SubnSet that came through three switches, its ReturnPath as the
+	 * Linux SMI writes it on the way (smi_handle_dr_smp_recv(): hop i's
+	 * port at return_path[i]); entry 0 is unused, here 0xee */
+	make_smp(smp, IBK_MGMT_CLASS_SUBN_DR, IBK_MAD_METHOD_SET);
+	ibk_smp_set_hop_cnt(smp, 3);
+	smp[IBK_SMP_RETURN_PATH] = 0xee;
+	smp[IBK_SMP_RETURN_PATH + 1] = 5;
+	smp[IBK_SMP_RETURN_PATH + 2] = 17;
+	smp[IBK_SMP_RETURN_PATH + 3] = 2;
+	ibk_trap_256_from_smp(&t, smp, 0x0042);
+	ibk_notice_build_256(n, IBK_NOTICE_PRODUCER_CA, 7, &t);
+	tap_ok(t.dr_hop_cnt == 3 && t.dr_return_path[0] == 5 &&
+	       t.dr_return_path[1] == 17 && t.dr_return_path[2] == 2 &&
+	       t.dr_return_path[3] == 0 && n[33] == (0x80 | 3) &&
+	       n[34] == 5 && n[35] == 17 && n[36] == 2 && n[37] == 0,
+	       "trap 256 of a 3-hop SMP: DRNoticeReturnPath is the ports of "
+	       "hops 1-3 (ReturnPath[1..3]), not qib's ReturnPath[0..2]");
 	/* details filled by the caller: a hop count of 64 must not spill into
 	 * the truncated bit (0x40) and leave a hop count of 0 */
 	memset(&t, 0, sizeof(t));

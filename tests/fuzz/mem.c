@@ -7,10 +7,12 @@
  * the rest), and the object its R_Key names, or none.
  *  - ibk_mem_request_parse() must read the extension only when the
  *    opcode carries one, and fill the request as IBA 9.4 and rxe's
- *    check_rkey() read it: RDMA WRITE FIRST/ONLY(/IMM), ATOMIC WRITE
- *    (write access over the RETH), RDMA READ (read access), COMPARE SWAP
- *    and FETCH ADD (atomic access, 8 bytes), FLUSH refused, every other
- *    opcode without an R_Key; all after the header check;
+ *    check_rkey() read it: RDMA WRITE FIRST/ONLY(/IMM) (write access over
+ *    the RETH), ATOMIC WRITE (the same, at least its 8 bytes), RDMA READ
+ *    (read access), COMPARE SWAP and FETCH ADD (atomic access, 8 bytes),
+ *    FLUSH refused, WRITE MIDDLE/LAST the QP's write access only
+ *    (check_op_valid()), every other opcode without an R_Key; all after
+ *    the header check;
  *  - ibk_mem_check() must give the verdict of rxe's order as the header
  *    comment lists it, written in model.h as an if-chain with exact
  *    128-bit arithmetic for the range (an end of exactly 2^64 inside)
@@ -18,7 +20,9 @@
  *    give it;
  *  - ibk_mem_range_check() must give the first failing of its four
  *    checks, also in 128 bits; the key helpers must match ibv_inc_rkey()'s
- *    arithmetic; NAK and completion status must follow from the verdict.
+ *    arithmetic; NAK and completion status must follow from the verdict;
+ *  - a SEND with invalidate of the object on the QP against the rules:
+ *    key, PD, a type 2 window's QP, then the invalidation's own.
  */
 #include "model.h"
 
@@ -38,10 +42,16 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 {
 	uint8_t op = bth[0];
 	uint32_t access = 0;
-	bool atomic = false;
+	bool atomic = false, continues = false;
 
 	if (model_rx_header(type, bth) != IBK_RX_ACCEPT) {
 		FZ_CHECK(v == IBK_MEM_DROP_HEADER, "header: %s",
+			 ibk_mem_verdict_name(v));
+	} else if ((op & 0x1f) >= 0x07 && (op & 0x1f) <= 0x09 && op < 0x40) {
+		/* RC and UC WRITE MIDDLE, LAST, LAST_IMM: check_op_valid */
+		access = IBK_ACCESS_REMOTE_WRITE;
+		continues = true;
+		FZ_CHECK(v == IBK_MEM_NO_RKEY, "opcode %02x: %s", op,
 			 ibk_mem_verdict_name(v));
 	} else if (op == 0x06 || op == 0x0a || op == 0x0b || op == 0x26 ||
 		   op == 0x2a || op == 0x2b) {
@@ -59,9 +69,10 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 			 "opcode %02x: %s", op, ibk_mem_verdict_name(v));
 	}
 	FZ_CHECK(req->opcode == op && req->access == access &&
-		 req->atomic == atomic, "opcode %02x: access %x atomic %d",
-		 op, req->access, req->atomic);
-	if (!access) {
+		 req->atomic == atomic && req->continues == continues,
+		 "opcode %02x: access %x atomic %d continues %d", op,
+		 req->access, req->atomic, req->continues);
+	if (!access || continues) {
 		FZ_CHECK(req->va == 0 && req->rkey == 0 && req->length == 0,
 			 "opcode %02x: fields left", op);
 		return;
@@ -70,8 +81,52 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 		 ibk_mem_verdict_name(v));
 	FZ_CHECK(req->va == model_be(ext, 8) && req->rkey == model_be(ext + 8, 4),
 		 "opcode %02x: va or rkey", op);
+	/* an ATOMIC WRITE covers its RETH's range and the 8 bytes it
+	 * writes (rxe check_rkey(), rxe_mr_do_atomic_write()) */
 	FZ_CHECK(req->length == ((op == 0x13 || op == 0x14) ? 8 :
+				 op == 0x1d && model_be(ext + 12, 4) < 8 ? 8 :
 				 model_be(ext + 12, 4)), "opcode %02x: length", op);
+}
+
+/*
+ * A SEND with invalidate of @key received on @qp, against the rules one
+ * if each: the key, the QP's PD, a bound type 2 window's QP, then those
+ * of any invalidation (a type 1 window never, a type 2 only while VALID,
+ * a region only fast-register and without windows). On success the object
+ * is FREE and a window's region loses it.
+ */
+static void check_remote_invalidate(const struct ibk_mem_attr *obj,
+				    uint32_t key, const struct ibk_mem_qp *qp)
+{
+	struct ibk_mem_attr o, mr;
+	bool window = obj->kind == IBK_MEM_MW1 || obj->kind == IBK_MEM_MW2;
+	enum ibk_memop_verdict want, got;
+
+	memcpy(&o, obj, sizeof(o));		/* padding too, for memcmp */
+	memset(&mr, 0, sizeof(mr));
+	mr.windows = 1;
+	if (o.state == IBK_MEM_INVALID || o.rkey != key)
+		want = IBK_MEMOP_ERR_KEY;
+	else if (o.pd != qp->pd)
+		want = IBK_MEMOP_ERR_PD;
+	else if (o.kind == IBK_MEM_MW2 && o.state == IBK_MEM_VALID &&
+		 o.qpn != qp->qpn)
+		want = IBK_MEMOP_ERR_WINDOW_QP;
+	else if (window)
+		want = o.kind == IBK_MEM_MW1 ? IBK_MEMOP_ERR_TYPE :
+		       o.state != IBK_MEM_VALID ? IBK_MEMOP_ERR_STATE :
+		       IBK_MEMOP_OK;
+	else
+		want = o.windows ? IBK_MEMOP_ERR_WINDOWS_BOUND :
+		       o.kind != IBK_MEM_MR_FAST ? IBK_MEMOP_ERR_TYPE :
+		       IBK_MEMOP_OK;
+	got = ibk_mem_invalidate_remote(&o, key, &mr, qp);
+	FZ_CHECK(got == want, "remote invalidate %s, model %s",
+		 ibk_memop_verdict_name(got), ibk_memop_verdict_name(want));
+	FZ_CHECK(got != IBK_MEMOP_OK ? memcmp(&o, obj, sizeof(o)) == 0 :
+		 o.state == IBK_MEM_FREE &&
+		 mr.windows == (window ? 0u : 1u),
+		 "remote invalidate effect");
 }
 
 static void check_range(uint64_t iova, uint64_t len, uint64_t base,
@@ -162,8 +217,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 v == IBK_MEM_ERR_OPCODE || v == IBK_MEM_ERR_QP_ACCESS ||
 		 v == IBK_MEM_ERR_LENGTH || v == IBK_MEM_ERR_ALIGN ? 0x61 : 0x62),
 		 "NAK of %s", ibk_mem_verdict_name(v));
-	if (r)
+	if (r) {
 		check_range(req.va, req.length, obj.addr, obj.length);
+		check_remote_invalidate(&obj, fz_bool(&f) ? obj.rkey :
+					fz_u32(&f), &qp);
+	}
 	check_range(fz_u64(&f), fz_u64(&f), fz_u64(&f), fz_u64(&f));
 	check_key(fz_u32(&f));
 	free(pkt);

@@ -125,6 +125,8 @@ model_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 		return IBK_MEM_NO_RKEY;
 	if (req->access & ~qp->access)
 		return IBK_MEM_ERR_QP_ACCESS;
+	if (req->continues)		/* WRITE MIDDLE/LAST: no R_Key */
+		return IBK_MEM_NO_RKEY;
 	if (rw && req->length > 0x80000000u)
 		return IBK_MEM_ERR_LENGTH;
 	if (rw && req->length == 0)

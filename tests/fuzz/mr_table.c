@@ -211,6 +211,8 @@ static enum ibk_mem_verdict model_request(const struct world *w,
 	uint32_t index = ibk_rkey_index(req.rkey);
 	const struct ibk_mem_attr *o, *mr;
 
+	if (v == IBK_MEM_NO_RKEY)
+		return model_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
 	o = index < w->cap ? &w->m[index] : NULL;
