@@ -882,8 +882,12 @@ static void test_tickets(void)
 	tap_diag("tickets: %u events, %lu refills published, %lu refused "
 		 "(IBK_ESTALE), %lu reads of which %lu readable", TICKET_EVENTS,
 		 cs.published, cs.refused, reads, fresh);
+	/* the SM finds the table readable only when the consumer's refill
+	 * beat its look: about half the time natively, 4 % to 20 % of the
+	 * events under qemu-user's s390x (894 and 3914 of 20000 seen);
+	 * 1 in 200 still proves its reads were checked */
 	tap_ok(old == 0 && sm_stats.old_reads == 0 &&
-	       sm_stats.fresh_reads > TICKET_EVENTS / 20 &&
+	       sm_stats.fresh_reads > TICKET_EVENTS / 200 &&
 	       cs.refused > TICKET_EVENTS / 4,
 	       "refill tickets: no read was served a device read older than "
 	       "an event applied before it (%lu of %lu readable reads by "
