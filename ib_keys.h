@@ -2923,6 +2923,14 @@ ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
 	return v;
 }
 
+/* True if *@o is live and @key is its current key: what every operation
+ * by key asks first. */
+static inline bool ibk__mem_named(const struct ibk_mem_attr *o,
+				  ibk_rkey_t key)
+{
+	return o->state != IBK_MEM_INVALID && o->rkey == key;
+}
+
 /*
  * Invalidation of the object *@o names by @key: a LOCAL_INV work request,
  * or a remote SEND with invalidate naming it in its IETH.
@@ -2942,7 +2950,7 @@ static inline enum ibk_memop_verdict
 ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
 		   struct ibk_mem_attr *mr)
 {
-	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
 	if (ibk__mem_is_window(o)) {
 		if (o->kind == IBK_MEM_MW1)
@@ -2980,7 +2988,7 @@ static inline enum ibk_memop_verdict
 ibk_mem_invalidate_remote(struct ibk_mem_attr *o, ibk_rkey_t key,
 			  struct ibk_mem_attr *mr, const struct ibk_mem_qp *qp)
 {
-	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
 	if (o->pd != qp->pd)
 		return IBK_MEMOP_ERR_PD;
@@ -3002,7 +3010,7 @@ static inline enum ibk_memop_verdict
 ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
 		   struct ibk_mem_attr *mr)
 {
-	if (o->state == IBK_MEM_INVALID || o->rkey != key)
+	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
 	if (!ibk__mem_is_window(o) && o->windows != 0)
 		return IBK_MEMOP_ERR_WINDOWS_BOUND;

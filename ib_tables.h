@@ -3248,17 +3248,14 @@ static inline int ibk_gid_table_apply_guid_block(struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/* True if copy @c's entry @i is a GID of type IB: one the GID prefix
- * composes (an empty entry is none). */
+/* True if copy @c's entry @i, whose words are @w, is a GID of type IB:
+ * one the GID prefix composes (an empty entry is none). */
 static inline bool ibk__gid_composed(const struct ibk_gid_table *t,
-				     unsigned c, uint32_t i)
+				     unsigned c, uint32_t i, uint32_t w[4])
 {
-	const struct ibk_gid_cell *cell = &t->cells[c][i];
-	uint32_t w[4];
-
-	ibk__gid_cell_load(cell, w);
+	ibk__gid_cell_load(&t->cells[c][i], w);
 	return !ibk__gid_words_zero(w) &&
-	       ibk__load(&cell->type, relaxed) == IBK_GID_TYPE_IB;
+	       ibk__load(&t->cells[c][i].type, relaxed) == IBK_GID_TYPE_IB;
 }
 
 /* Writer side: the number of composed entries whose prefix is not
@@ -3266,14 +3263,12 @@ static inline bool ibk__gid_composed(const struct ibk_gid_table *t,
 static inline uint32_t ibk__gid_prefix_changes(const struct ibk_gid_table *t,
 					       uint64_t prefix)
 {
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, w[4];
 
 	for (i = 0; i < t->hdr.capacity; i++)
-		n += ibk__gid_composed(t, 0, i) &&
-		     (ibk__load(&t->cells[0][i].word[0], relaxed) !=
-		      (uint32_t)(prefix >> 32) ||
-		      ibk__load(&t->cells[0][i].word[1], relaxed) !=
-		      (uint32_t)prefix);
+		n += ibk__gid_composed(t, 0, i, w) &&
+		     (w[0] != (uint32_t)(prefix >> 32) ||
+		      w[1] != (uint32_t)prefix);
 	return n;
 }
 
@@ -3282,10 +3277,10 @@ static inline uint32_t ibk__gid_prefix_changes(const struct ibk_gid_table *t,
 static inline void ibk__gid_put_prefix(struct ibk_gid_table *t, unsigned c,
 				       uint64_t prefix)
 {
-	uint32_t i;
+	uint32_t i, w[4];
 
 	for (i = 0; i < t->hdr.capacity; i++) {
-		if (!ibk__gid_composed(t, c, i))
+		if (!ibk__gid_composed(t, c, i, w))
 			continue;
 		ibk__store(&t->cells[c][i].word[0], (uint32_t)(prefix >> 32),
 			   relaxed);
