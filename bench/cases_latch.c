@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cases_latch.c - what the latch costs and buys in a 65536-entry P_Key
- * table, beside a pthread_rwlock cache of the same table and the peers
- * (peers.h):
+ * cases_latch.c - what the latch costs and buys in a P_Key table, beside a
+ * pthread_rwlock cache of the same table and the peers (peers.h):
  *
- *   read_latency  single reads (get, find), each timed on its own, while a
- *                 writer refills the whole table back to back: the worst
- *                 read and the tail, not ns/op; the peers' gets beside
- *   refill_65536  the writer's cost of one full refill (both copies; a
- *                 peer's whole write: a fresh copy and a grace period for
- *                 RCU, a write section for a sequence lock)
- *   set_one       the writer's cost of one entry set (the same)
+ *   read_latency  single reads (get, find) of a 65536-entry table, each
+ *                 timed on its own, while a writer refills the whole table
+ *                 back to back: the worst read and the tail, not ns/op;
+ *                 the peers' gets beside
+ *   refill_N      the writer's cost of one full refill of an N-entry table
+ *                 (both copies; a peer's whole write: a fresh copy and a
+ *                 grace period for RCU, a write section for a sequence
+ *                 lock), N 16, 128, 4096 and 65536
+ *   set_one_N     the writer's cost of one entry set (the same), N as for
+ *                 refill_N: a set's cost must not grow with N
  *
  * This file counts the latch's read retries (IBK_LATCH_RETRY_HOOK) and is
  * the only one that does: the other cases' reads stay as users build them.
@@ -38,18 +40,18 @@ static _Thread_local uint64_t latch_retries;
 #define LAT_TSC 1
 #endif
 
-#define LATCH_LEN 65536		/* entries: the largest table there is */
+#define LATCH_LEN 65536		/* read_latency's entries: the most there are */
 #define LATCH_INPUTS 65536	/* random indexes and keys, walked in order */
 #define CHECKED_INPUTS 1024	/* lib == base checked on these */
 #define PEER_CHECKED_KEYS 64	/* a peer's finds scan: fewer of them */
 
 /* ------------------------------------------------------------------------
- * The tables: the latch's and the rwlock cache, both 65536 entries
+ * The tables: the latch's and the rwlock cache, both c->param entries
  * ------------------------------------------------------------------------ */
 
 struct latch;
 
-/* A peer's cache of the same table, and its sets done (set_one). */
+/* A peer's cache of the same table, and its sets done (set_one_N). */
 struct latch_peer {
 	const struct bench_peer *ops;
 	void *cache;
@@ -62,10 +64,11 @@ struct latch {
 	_Alignas(64) struct base_pkey_cache cache;	/* own cache line */
 	struct ibk_pkey_cell *cells;
 	struct ibk_hash_slot *slots;
+	uint32_t len;			/* entries: the case's param */
 	ibk_pkey_t *contents[2];	/* what writers refill, in turn */
 	uint32_t *index;		/* LATCH_INPUTS random indexes */
 	ibk_pkey_t *keys;		/* LATCH_INPUTS random valid keys */
-	uint64_t sets[2];		/* set_one: sets done, lib and base */
+	uint64_t sets[2];		/* set_one_N: sets done, lib and base */
 	int cpu[2];			/* reader's and writer's CPU, or -1 */
 	struct latch_peer peers[BENCH_MAX_PEERS];
 	unsigned npeers;
@@ -108,41 +111,41 @@ static void *latch_setup(const struct bench_case *c)
 	pthread_rwlockattr_t attr;
 	uint32_t i;
 
-	(void)c;
-	k->cells = bench_alloc(IBK_PKEY_CELLS(LATCH_LEN) * sizeof(*k->cells));
-	k->slots = bench_alloc(IBK_PKEY_HASH_SLOTS(LATCH_LEN) *
+	k->len = (uint32_t)c->param;
+	k->cells = bench_alloc(IBK_PKEY_CELLS(k->len) * sizeof(*k->cells));
+	k->slots = bench_alloc(IBK_PKEY_HASH_SLOTS(k->len) *
 			       sizeof(*k->slots));
 	k->index = bench_alloc(LATCH_INPUTS * sizeof(*k->index));
 	k->keys = bench_alloc(LATCH_INPUTS * sizeof(*k->keys));
 	for (i = 0; i < 2; i++) {
 		uint32_t j;
 
-		k->contents[i] = bench_alloc(LATCH_LEN * sizeof(ibk_pkey_t));
-		for (j = 0; j < LATCH_LEN; j++)
+		k->contents[i] = bench_alloc(k->len * sizeof(ibk_pkey_t));
+		for (j = 0; j < k->len; j++)
 			k->contents[i][j] = bench_random_pkey(&r);
 	}
 	for (i = 0; i < LATCH_INPUTS; i++) {
-		k->index[i] = bench_rng_below(&r, LATCH_LEN);
+		k->index[i] = bench_rng_below(&r, k->len);
 		k->keys[i] = bench_random_pkey(&r);
 	}
-	if (ibk_pkey_table_init(&k->t, k->cells, LATCH_LEN, k->slots,
-				IBK_PKEY_HASH_SLOTS(LATCH_LEN)) ||
+	if (ibk_pkey_table_init(&k->t, k->cells, k->len, k->slots,
+				IBK_PKEY_HASH_SLOTS(k->len)) ||
 	    ibk_pkey_table_set_state(&k->t, IBK_PORT_ACTIVE) ||
-	    ibk_pkey_table_refill(&k->t, k->contents[0], LATCH_LEN,
+	    ibk_pkey_table_refill(&k->t, k->contents[0], k->len,
 				  ibk_pkey_table_refill_ticket(&k->t)))
-		latch_fail("cannot set up a 65536-entry P_Key table");
+		latch_fail("cannot set up the latch's P_Key table");
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr,
 			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&k->cache.lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
-	k->cache.table = bench_alloc(LATCH_LEN * sizeof(uint16_t));
-	base_cache_refill(&k->cache, k->contents[0], LATCH_LEN);
+	k->cache.table = bench_alloc(k->len * sizeof(uint16_t));
+	base_cache_refill(&k->cache, k->contents[0], k->len);
 	for (i = 0; i < bench_npeers; i++) {
 		struct latch_peer *p = &k->peers[k->npeers++];
 
 		p->ops = bench_peers[i];
-		p->cache = p->ops->create(k->contents[0], LATCH_LEN);
+		p->cache = p->ops->create(k->contents[0], k->len);
 		p->k = k;
 	}
 	latch_cpus(k->cpu);
@@ -174,7 +177,7 @@ static int latch_same_tables(struct latch *k, size_t nkeys)
 {
 	uint32_t i;
 
-	for (i = 0; i < LATCH_LEN; i++) {
+	for (i = 0; i < k->len; i++) {
 		ibk_pkey_t lib = 0;
 		uint16_t base = 0;
 
@@ -184,7 +187,7 @@ static int latch_same_tables(struct latch *k, size_t nkeys)
 	}
 	for (i = 0; i < k->npeers; i++)
 		if (bench_peer_agrees(k->peers[i].ops, k->peers[i].cache,
-				      &k->t, LATCH_LEN, k->keys, nkeys))
+				      &k->t, k->len, k->keys, nkeys))
 			return -1;
 	return 0;
 }
@@ -304,7 +307,7 @@ static void latch_refill_lib(void *obj, const ibk_pkey_t *keys)
 {
 	struct latch *k = obj;
 
-	if (ibk_pkey_table_refill(&k->t, keys, LATCH_LEN,
+	if (ibk_pkey_table_refill(&k->t, keys, k->len,
 				  ibk_pkey_table_refill_ticket(&k->t)))
 		latch_fail("P_Key refill failed");
 }
@@ -314,7 +317,7 @@ static void latch_refill_base(void *obj, const ibk_pkey_t *keys)
 {
 	struct latch *k = obj;
 
-	base_cache_refill(&k->cache, keys, LATCH_LEN);
+	base_cache_refill(&k->cache, keys, k->len);
 }
 
 /* One full refill of a peer's cache, its library's way. */
@@ -752,7 +755,7 @@ static void latch_latency_note(void *ctx, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------------------
- * refill_65536, set_one: what a writer pays
+ * refill_N, set_one_N: what a writer pays
  * ------------------------------------------------------------------------ */
 
 /* Refills back to back, the two contents in turn. */
@@ -925,6 +928,27 @@ static int set_check(void *ctx)
  * The cases
  * ------------------------------------------------------------------------ */
 
+#define REFILL(n) {							\
+	.name = "refill_" #n, .base_name = "rwlock_memcpy",		\
+	.inputs = "refill a " #n "-entry table with " #n " random keys "	\
+		  "(two sets in turn), no reader",			\
+	.param = n, .ops_per_iter = 1,					\
+	.setup = latch_setup, .teardown = latch_teardown,		\
+	.lib = refill_lib, .base = refill_base, .check = refill_check,	\
+	.peers = refill_peers,						\
+}
+
+#define SET_ONE(n) {							\
+	.name = "set_one_" #n, .base_name = "rwlock_store",		\
+	.inputs = "set one entry of a full " #n "-entry table of "	\
+		  "random keys: random index, random valid key, a new "	\
+		  "pair each set; no reader",				\
+	.param = n, .ops_per_iter = 1,					\
+	.setup = latch_setup, .teardown = latch_teardown,		\
+	.lib = set_lib, .base = set_base, .check = set_check,		\
+	.peers = set_peers,						\
+}
+
 const struct bench_case bench_latch_cases[] = {
 	{
 		.name = "read_latency", .base_name = "pthread_rwlock",
@@ -932,29 +956,19 @@ const struct bench_case bench_latch_cases[] = {
 			  "(get: random index; find: random valid key; floor: "
 			  "no read), each timed alone, while a writer thread "
 			  "refills all 65536 entries back to back",
+		.param = LATCH_LEN,
 		.setup = latch_setup, .teardown = latch_teardown,
 		.check = latch_check, .note = latch_latency_note,
 		.latency = latch_latency,
 	},
-	{
-		.name = "refill_65536", .base_name = "rwlock_memcpy",
-		.inputs = "refill a 65536-entry table with 65536 random keys "
-			  "(two sets in turn), no reader",
-		.ops_per_iter = 1,
-		.setup = latch_setup, .teardown = latch_teardown,
-		.lib = refill_lib, .base = refill_base, .check = refill_check,
-		.peers = refill_peers,
-	},
-	{
-		.name = "set_one", .base_name = "rwlock_store",
-		.inputs = "set one entry of a full 65536-entry table of "
-			  "random keys: random index, random valid key, a new "
-			  "pair each set; no reader",
-		.ops_per_iter = 1,
-		.setup = latch_setup, .teardown = latch_teardown,
-		.lib = set_lib, .base = set_base, .check = set_check,
-		.peers = set_peers,
-	},
+	REFILL(16),
+	REFILL(128),
+	REFILL(4096),
+	REFILL(65536),
+	SET_ONE(16),
+	SET_ONE(128),
+	SET_ONE(4096),
+	SET_ONE(65536),
 };
 
 const size_t bench_latch_ncases =

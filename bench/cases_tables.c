@@ -1241,12 +1241,16 @@ static void port_mixed_note(void *ctx, char *buf, size_t len)
 }
 
 const struct bench_case bench_tables_cases[] = {
+	PKEY_FIND(16),
 	PKEY_FIND(128),
 	PKEY_FIND(4096),
 	PKEY_FIND(65536),
 	GID_FIND(16),
+	GID_FIND(128),
 	GID_FIND(256),
 	GID_FIND(1024),
+	GID_FIND(4096),
+	GID_FIND(65536),
 	CACHED_READ(1),
 	CACHED_READ(2),
 	{
