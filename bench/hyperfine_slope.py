@@ -14,7 +14,9 @@
       object: run mode, source commit, how busy the machine was) to every
       row.
   hyperfine_slope.py summary LATEST_JSON
-      prints every row of LATEST_JSON as a table.
+      prints every row of LATEST_JSON as a table: the ns and their ratio
+      (speedup), and the ratio of the instructions per operation (instr,
+      base / lib) where callgrind counted them.
 """
 import json
 import sys
@@ -97,13 +99,21 @@ def fit(latest, tags, results_dir, cases):
         f.write("\n")
 
 
+def instr_ratio(row):
+    """The row's base / lib instructions per operation, or blank where
+    callgrind counted none."""
+    lib, base = row.get("lib_instr_per_op"), row.get("base_instr_per_op")
+    return f"{base / lib:>7.2f}x" if lib and base else f"{'':>8}"
+
+
 def summary(latest):
     rows = load(latest)
     print(f"{'case':<34} {'lib ns/op':>10} {'base ns/op':>11} "
-          f"{'speedup':>8}  baseline")
+          f"{'speedup':>8} {'instr':>8}  baseline")
     for r in rows:
         print(f"{r['case']:<34} {r['lib_ns']:>10.3f} {r['base_ns']:>11.3f} "
-              f"{r['base_ns'] / r['lib_ns']:>7.2f}x  {r['base']}")
+              f"{r['base_ns'] / r['lib_ns']:>7.2f}x {instr_ratio(r)}  "
+              f"{r['base']}")
 
 
 def main(argv):

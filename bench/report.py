@@ -6,10 +6,10 @@
       replaces what lies between the lines "<!-- bench:begin -->" and
       "<!-- bench:end -->" of README with: the machine and command of the
       run (RESULTS_DIR/run.txt), a table of every ns/op row of
-      RESULTS_DIR/latest.json with its instructions per operation, the
-      read-latency table of the library and each peer, and the run's
-      MET/MISSED line per DESIGN.md target. Leaves README alone if it has
-      no such lines.
+      RESULTS_DIR/latest.json with its instructions per operation and
+      their ratio beside the ns', the read-latency table of the library
+      and each peer, and the run's MET/MISSED line per DESIGN.md target.
+      Leaves README alone if it has no such lines.
 """
 import json
 import sys
@@ -38,13 +38,14 @@ def timed_rows(rows):
 
 def timed_table(rows):
     out = ["| case | baseline or peer | lib ns | base ns | base / lib "
-           "| lib instr | base instr |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+           "| lib instr | base instr | base / lib |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in timed_rows(rows):
+        lib, base = r.get("lib_instr_per_op"), r.get("base_instr_per_op")
         out.append(f"| `{r['case']}` | {r['base']} | {fmt(r['lib_ns'])} "
                    f"| {fmt(r['base_ns'])} | {r['base_ns'] / r['lib_ns']:.2f}x "
-                   f"| {fmt(r.get('lib_instr_per_op'))} "
-                   f"| {fmt(r.get('base_instr_per_op'))} |")
+                   f"| {fmt(lib)} | {fmt(base)} "
+                   f"| {f'{base / lib:.2f}x' if lib and base else ''} |")
     return out
 
 
