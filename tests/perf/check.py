@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The hot paths' instructions per operation against their budgets.
+
+  check.py BUDGETS PROC [JOBS]
+      counts, under callgrind (bench/instructions.py), the instructions
+      per operation of every case and side that BUDGETS names, one
+      valgrind per case, JOBS (default 2) at a time, with PROC
+      (ibk-bench-proc), and prints one line per budget:
+          ok|FAIL CASE SIDE FIGURE <=|> BUDGET  # what it is
+      then checks that no budget is higher than in the previous commit's
+      BUDGETS (git show HEAD~1:..., and HEAD's when the file differs from
+      it), nor gone: a budget may only go down. Last line: "N passed,
+      N failed". Exits 1 if any failed.
+
+BUDGETS, one budget a line, '#' to the end of a line a comment:
+    CASE SIDE MAX             at most MAX instructions per operation
+    CASE SIDE MAX/entry       at most MAX per table entry: the count of
+                              an operation divided by the case's N (the
+                              number its name ends in, refill_65536: 65536)
+    CASE SIDE <= peer NAME    at most the count of the case's peer (or
+                              baseline) NAME, counted in the same process
+SIDE is lib, base, or a peer's name as ibk-bench-proc takes it.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "bench"))
+from instructions import count_cases  # noqa: E402 (after the path)
+
+# Operations counted per case: few, so that the check stays short under
+# callgrind, enough that the per-operation figure settles (whole bursts of
+# 32). A refill rewrites the whole table: a few do.
+OPS = 4096
+OPS_BY_PREFIX = {"refill_": 4, "set_one_": 256}
+
+
+def parse(text, where):
+    """{key: (limit, comment)} of a budget file's text: key (case, side,
+    'max'), (case, side, 'entry') or (case, side, 'peer', name); limit a
+    number, or None for a relative budget."""
+    budgets = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        body, _, comment = line.partition("#")
+        words = body.split()
+        if not words:
+            continue
+        if len(words) == 5 and words[2:4] == ["<=", "peer"]:
+            key, limit = (words[0], words[1], "peer", words[4]), None
+        elif len(words) == 3 and re.fullmatch(r"\d+(\.\d+)?(/entry)?",
+                                              words[2]):
+            per_entry = words[2].endswith("/entry")
+            key = (words[0], words[1], "entry" if per_entry else "max")
+            limit = float(words[2].split("/")[0])
+        else:
+            sys.exit(f"{where}:{number}: not a budget: {line.strip()}")
+        if key in budgets:
+            sys.exit(f"{where}:{number}: a second budget for "
+                     f"{' '.join(key[:2])}")
+        budgets[key] = (limit, comment.strip())
+    return budgets
+
+
+def entries(case):
+    """The table size a case's name ends in (refill_65536: 65536)."""
+    m = re.search(r"_(\d+)$", case)
+    if not m:
+        sys.exit(f"check: a /entry budget for {case}, whose name ends in "
+                 f"no table size")
+    return int(m.group(1))
+
+
+def runs_of(budgets):
+    """{case: {side: operations}} counting every side the budgets name."""
+    runs = {}
+    for key in budgets:
+        case = key[0]
+        ops = next((n for prefix, n in OPS_BY_PREFIX.items()
+                    if case.startswith(prefix)), OPS)
+        sides = runs.setdefault(case, {})
+        for side in [key[1]] + ([key[3]] if key[2] == "peer" else []):
+            sides[side] = ops
+    return runs
+
+
+def counts_of(proc, runs, jobs):
+    """{(case, side): instructions per operation}, and {case: why} for the
+    cases left out: those this build lacks, or lacks a side of (no peer
+    library), which ibk-bench-proc refuses."""
+    missing = {}
+    for case, sides in runs.items():
+        for side in ["lib"] + [s for s in sides if s != "lib"]:
+            if subprocess.run([proc, case, side, "0"],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode:
+                missing[case] = (
+                    f"this build has no single-thread case {case}"
+                    if side == "lib" else f"{case} has no side {side} in "
+                    f"this build (its library not installed?)")
+                break
+    return count_cases(proc, {case: sides for case, sides in runs.items()
+                              if case not in missing}, jobs), missing
+
+
+def check_budgets(budgets, counts, missing):
+    """Prints a line per budget; returns (passed, failed)."""
+    passed = failed = 0
+    for key, (limit, comment) in budgets.items():
+        case, side = key[:2]
+        note = f"  # {comment}" if comment else ""
+        if case in missing:
+            print(f"FAIL {case} {side}: {missing[case]}{note}")
+            failed += 1
+            continue
+        figure = counts[(case, side)]
+        if key[2] == "peer":
+            limit = counts[(case, key[3])]
+            shown = f"{limit:.2f} ({key[3]})"
+        elif key[2] == "entry":
+            figure /= entries(case)
+            shown = f"{limit:g}/entry"
+        else:
+            shown = f"{limit:g}"
+        ok = figure <= limit
+        unit = "/entry" if key[2] == "entry" else ""
+        print(f"{'ok  ' if ok else 'FAIL'} {case} {side} {figure:.2f}{unit} "
+              f"{'<=' if ok else '>'} {shown}{note}")
+        passed += ok
+        failed += not ok
+    return passed, failed
+
+
+def git_text(root, rev, path):
+    """The file at rev, or None where git has none."""
+    res = subprocess.run(["git", "-C", root, "show", f"{rev}:{path}"],
+                         capture_output=True, text=True)
+    return res.stdout if res.returncode == 0 else None
+
+
+def raised(old, new):
+    """The budgets of old that new raises or drops, in words."""
+    out = []
+    for key, (limit, _) in old.items():
+        name = " ".join(key[:2])
+        if key not in new:
+            out.append(f"{name}: the budget {' '.join(map(str, key[2:]))}"
+                       f"{'' if limit is None else f' {limit:g}'} is gone")
+        elif limit is not None and new[key][0] > limit:
+            out.append(f"{name}: {new[key][0]:g} above {limit:g}")
+    return out
+
+
+def check_only_down(path, budgets):
+    """1 check: no budget higher than in HEAD~1's file, nor in HEAD's if
+    the file differs from HEAD's. Returns (passed, failed)."""
+    root = os.path.dirname(os.path.abspath(path))
+    top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True)
+    if top.returncode:
+        print("# budgets only go down: not checked outside a git checkout")
+        return 0, 0
+    rel = os.path.relpath(os.path.abspath(path), top.stdout.strip())
+    problems, against = [], []
+    for rev in ("HEAD~1", "HEAD"):
+        text = git_text(root, rev, rel)
+        if text is None:
+            print(f"# budgets only go down: no {rel} at {rev}")
+            continue
+        against.append(rev)
+        problems += [f"{p} (against {rev})"
+                     for p in raised(parse(text, f"{rev}:{rel}"), budgets)]
+    for p in problems:
+        print(f"FAIL budget raised: {p}")
+    if against and not problems:
+        print(f"ok   no budget raised or gone since {', '.join(against)}")
+    return int(bool(against) and not problems), int(bool(problems))
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        sys.exit(__doc__)
+    path, proc = argv[1], argv[2]
+    jobs = int(argv[3]) if len(argv) == 4 else 2
+    with open(path) as f:
+        budgets = parse(f.read(), path)
+    counts, missing = counts_of(proc, runs_of(budgets), jobs)
+    passed, failed = check_budgets(budgets, counts, missing)
+    p, f = check_only_down(path, budgets)
+    passed, failed = passed + p, failed + f
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
