@@ -3,9 +3,11 @@
 """bench/run's charts, as PNG files, from one run's latest.json.
 
   charts.py LATEST_JSON OUT_DIR
-      find_cost.png     ns per find against table size, log-log: the
-                        library's P_Key and GID finds beside the linear
-                        scans (pkey_find_N, gid_find_N rows)
+      scaling.png       cost against table size, log-log, one column per
+                        operation (P_Key find, GID find, set one entry,
+                        refill): ns per operation above, instructions per
+                        operation (callgrind) below, the library beside
+                        its baseline and every peer (the OP_N rows)
       read_latency.png  the tail of single-read latency while a writer
                         refills a 65536-entry table back to back: for the
                         library and each baseline and peer, the latency
@@ -23,38 +25,62 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (after the backend)
 
 
-def find_series(rows, prefix):
-    """[(size, lib_ns, base_ns)] of the find rows prefix_N, by size."""
-    points = []
+# The operations drawn against table size: the prefix of their cases'
+# names (prefix_N, N entries) and a title.
+SCALING = (("pkey_find", "P_Key find"), ("gid_find", "GID find"),
+           ("set_one", "set one entry"), ("refill", "refill the table"))
+
+
+def size_series(rows, prefix):
+    """{side: [(size, ns, instructions)]} of the rows prefix_N, by size:
+    "ibkeys" for the library, else the row's baseline or peer."""
+    series = {}
     for r in rows:
         m = re.fullmatch(prefix + r"_(\d+)", r["case"])
-        if m:
-            points.append((int(m.group(1)), r["lib_ns"], r["base_ns"]))
-    return sorted(points)
-
-
-def find_cost(rows, out, title):
-    """ns per find against table size, library and scan."""
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for prefix, what, colour in (("pkey_find", "P_Key", "tab:blue"),
-                                 ("gid_find", "GID", "tab:orange")):
-        pts = find_series(rows, prefix)
-        if not pts:
+        if not m:
             continue
-        sizes = [p[0] for p in pts]
-        ax.plot(sizes, [p[1] for p in pts], "o-", color=colour,
-                label=f"{what}: ibkeys find")
-        ax.plot(sizes, [p[2] for p in pts], "s--", color=colour,
-                label=f"{what}: linear scan")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("entries in the table")
-    ax.set_ylabel("ns per find (median)")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+        size = int(m.group(1))
+        for side, ns, instr in (("ibkeys", r["lib_ns"],
+                                 r.get("lib_instr_per_op")),
+                                (r["base"], r["base_ns"],
+                                 r.get("base_instr_per_op"))):
+            points = series.setdefault(side, [])
+            if size not in (p[0] for p in points):
+                points.append((size, ns, instr))
+    return {side: sorted(points) for side, points in series.items()}
+
+
+def scaling(rows, out, title):
+    """ns and instructions per operation against table size, a column
+    per operation, the library drawn heavy."""
+    fig, axes = plt.subplots(2, len(SCALING), figsize=(16, 7.5),
+                             squeeze=False)
+    for col, (prefix, what) in enumerate(SCALING):
+        series = size_series(rows, prefix)
+        for row, (index, unit) in enumerate(((1, "ns"),
+                                             (2, "instructions"))):
+            ax = axes[row][col]
+            for side, points in series.items():
+                pts = [(p[0], p[index]) for p in points if p[index]]
+                if not pts:
+                    continue
+                lib = side == "ibkeys"
+                ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                        "o-" if lib else ".--", label=side,
+                        color="black" if lib else None,
+                        linewidth=2.5 if lib else 1)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("entries in the table")
+            ax.set_ylabel(f"{unit} per operation")
+            ax.grid(True, which="both", alpha=0.3)
+            if row == 0:
+                ax.set_title(what)
+            if row == 0 and series:
+                ax.legend(fontsize=7)
+    fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=100)
 
 
 def read_latency(rows, out, title):
@@ -101,12 +127,12 @@ def main(argv):
         rows = json.load(f)
     source = rows[0].get("source", "?")
     run = rows[0].get("run", "?")
-    find_cost(rows, f"{argv[2]}/find_cost.png",
-              f"find by value ({run} run, {source})")
+    scaling(rows, f"{argv[2]}/scaling.png",
+            f"cost against table size ({run} run, {source})")
     read_latency(rows, f"{argv[2]}/read_latency.png",
                  f"get latency under back-to-back refills ({run} run, "
                  f"{source})")
-    print(f"charts: {argv[2]}/find_cost.png, {argv[2]}/read_latency.png")
+    print(f"charts: {argv[2]}/scaling.png, {argv[2]}/read_latency.png")
 
 
 if __name__ == "__main__":
