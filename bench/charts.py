@@ -55,8 +55,14 @@ def scaling(rows, out, title):
     per operation, the library drawn heavy."""
     fig, axes = plt.subplots(2, len(SCALING), figsize=(16, 7.5),
                              squeeze=False)
-    for col, (prefix, what) in enumerate(SCALING):
-        series = size_series(rows, prefix)
+    all_series = [size_series(rows, prefix) for prefix, _ in SCALING]
+    # one colour per baseline or peer in every panel
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    sides = sorted({side for series in all_series for side in series
+                    if side != "ibkeys"})
+    colour = {side: palette[i % len(palette)] for i, side in enumerate(sides)}
+    colour["ibkeys"] = "black"
+    for col, ((_, what), series) in enumerate(zip(SCALING, all_series)):
         for row, (index, unit) in enumerate(((1, "ns"),
                                              (2, "instructions"))):
             ax = axes[row][col]
@@ -67,8 +73,7 @@ def scaling(rows, out, title):
                 lib = side == "ibkeys"
                 ax.plot([p[0] for p in pts], [p[1] for p in pts],
                         "o-" if lib else ".--", label=side,
-                        color="black" if lib else None,
-                        linewidth=2.5 if lib else 1)
+                        color=colour[side], linewidth=2.5 if lib else 1)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("entries in the table")

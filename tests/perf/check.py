@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True     # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "bench"))
 from instructions import count_cases  # noqa: E402 (after the path)
