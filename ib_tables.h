@@ -2404,10 +2404,10 @@ static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
 }
 
 /*
- * The verdict of a packet at @bth to @qp, an RC, UC or UD QP whose type
- * minus IBK_QPT_RC is @kind and whose entry @entry (read inside a read
- * section of a readable table) is a valid key, told apart as far as a
- * burst needs it, with no branch: a burst to many QPs mixes types,
+ * The verdict of a packet at @bth to an RC, UC or UD QP whose type minus
+ * IBK_QPT_RC is @kind, whose Q_Key is @qkey and whose entry @entry (read
+ * inside a read section of a readable table) is a valid key, told apart
+ * as far as a burst needs it, with no branch: a burst to many QPs mixes types,
  * opcodes and drops at random, which a branch mispredicts.
  * IBK_RX_ACCEPT, IBK_RX_DROP_QKEY (UD only), or IBK_RX_DROP_PKEY for a
  * packet that fails the P_Key or the header (ibk__keyed_filter());
@@ -2475,7 +2475,7 @@ static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
 			v = ibk__port_verdict_keyed(kind, entry, qkey, bth,
 						    &heads);
 		else
-			heads = ~0u;
+			heads = ~0u;	/* re-check the burst */
 		verdicts[i] = (uint8_t)v;
 	}
 	return heads >> 16 != 0;
@@ -2514,7 +2514,8 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 	}
 }
 
-/* ibk__port_burst() for a burst of @n packets all to @qp, in chunks. */
+/* ibk__port_burst() for a burst of @n packets all to @qp, in chunks of
+ * 16: it takes one QP per packet. */
 static inline void ibk__port_burst_same(const struct ibk_pkey_table *t,
 					unsigned c,
 					const struct ibk_qp_keys *qp,
