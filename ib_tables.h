@@ -2365,93 +2365,171 @@ static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
 }
 
 /*
- * Inside a read section of P_Key copy @c of a readable table: the
- * ibk__port_verdict() of a packet to an RC, UC or UD QP whose P_Key index
- * is inside the table, with no branch on the packet: a burst to many QPs
- * mixes types, opcodes and drops at random, which a branch mispredicts.
- * Each check of ibk_rx_check() becomes a flag, and the first to fail, in
- * its order, picks the verdict. The Q_Key at @deth is read for every
- * packet (a burst's headers have IBK_DETH_LEN bytes after the BTH) and
- * counts for UD only.
+ * The packet-to-QP checks of ibk__port_verdict() that a burst runs on
+ * every packet, for an RC, UC or UD QP (@kind: its type minus IBK_QPT_RC)
+ * whose table entry @entry is a valid key. BTH bytes 0-3 read as a
+ * big-endian word w pass iff ((w ^ want) & mask) == 0: bits 16-31 take
+ * the header (ibk_rx_check_header(): TVer, the opcode's transport, for UD
+ * its SEND only), bits 0-15 the P_Key (IBA 10.9: the base, and for a
+ * limited entry the packet's full bit). The DETH's Q_Key q passes iff
+ * ((q ^ the QP's) & qkey_mask) == 0, a mask that is zero but for UD. An
+ * entry of base 0 must not get here: it would pass a packet of base 0.
  */
-static inline enum ibk_rx_verdict
-ibk__port_verdict_keyed(const struct ibk_pkey_table *t, unsigned c,
-			const struct ibk_qp_keys *qp, const void *bth,
-			const void *deth)
-{
-	/* flags as 0 or 1, joined with & and |: && and ?: would branch */
-	unsigned opcode = ibk_bth_opcode(bth);
-	unsigned ud = qp->type == IBK_QPT_UD;
-	unsigned transport = qp->type == IBK_QPT_RC ? IBK_TRANSPORT_RC :
-				IBK_TRANSPORT_UC;
-	unsigned op_ok = (ud & ((opcode & 0xfe) == IBK_OPCODE_UD_SEND_ONLY)) |
-			 (!ud & ((opcode & IBK_OPCODE_TRANSPORT_MASK) ==
-				 transport));
-	unsigned tver_ok = ibk_bth_tver(bth) == IBK_BTH_TVER;
-	unsigned pkey_ok = ibk_pkey_match(ibk__load(&t->cells[c][qp->pkey_index].pkey,
-						    relaxed), ibk_bth_pkey(bth));
-	unsigned qkey_ok = !ud | ibk_qkey_match(ibk_deth_qkey(deth), qp->qkey);
-	unsigned v = IBK_RX_ACCEPT;
+struct ibk__keyed_filter {
+	uint32_t want;
+	uint32_t mask;
+	uint32_t qkey_mask;
+	uint32_t pad;		/* 16 bytes: one shift indexes the table */
+};
 
-	v = qkey_ok ? v : (unsigned)IBK_RX_DROP_QKEY;
-	v = pkey_ok ? v : (unsigned)IBK_RX_DROP_PKEY;
-	v = op_ok ? v : (unsigned)IBK_RX_DROP_OPCODE;
-	v = tver_ok ? v : (unsigned)IBK_RX_DROP_TVER;
-	return (enum ibk_rx_verdict)v;
+static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
+							 ibk_pkey_t entry)
+{
+	/* per kind (RC, UC, UD): the header half, the full bit wanted and
+	 * the whole P_Key taken; then the entry's base wanted, and a full
+	 * entry's full bit left out */
+	static const struct ibk__keyed_filter head[3] = {
+		{ (uint32_t)IBK_TRANSPORT_RC << 24 | IBK_PKEY_FULL_MEMBER,
+		  0xe00fffffu, 0, 0 },
+		{ (uint32_t)IBK_TRANSPORT_UC << 24 | IBK_PKEY_FULL_MEMBER,
+		  0xe00fffffu, 0, 0 },
+		{ (uint32_t)IBK_OPCODE_UD_SEND_ONLY << 24 | IBK_PKEY_FULL_MEMBER,
+		  0xfe0fffffu, 0xffffffffu, 0 },
+	};
+	struct ibk__keyed_filter f = head[kind];
+
+	f.want ^= entry;
+	f.mask ^= entry & IBK_PKEY_FULL_MEMBER;
+	return f;
 }
 
-/* An RC, UC or UD QP whose P_Key index is inside the table, for a packet
- * with a header: ibk__port_verdict_keyed() decides it. */
-static inline bool ibk__port_keyed(const struct ibk_pkey_table *t,
-				   const struct ibk_qp_keys *qp,
-				   const void *bth)
+/*
+ * The verdict of a packet at @bth to an RC, UC or UD QP whose type minus
+ * IBK_QPT_RC is @kind, whose Q_Key is @qkey and whose entry @entry (read
+ * inside a read section of a readable table) is a valid key, told apart
+ * as far as a burst needs it, with no branch: a burst to many QPs mixes types,
+ * opcodes and drops at random, which a branch mispredicts.
+ * IBK_RX_ACCEPT, IBK_RX_DROP_QKEY (UD only), or IBK_RX_DROP_PKEY for a
+ * packet that fails the P_Key or the header (ibk__keyed_filter());
+ * *@heads gets the header bits that failed ORed in, and the caller
+ * re-checks those packets, a rare case: a QP is sent what its type
+ * receives. The Q_Key at @bth + IBK_BTH_LEN is read for every packet (a
+ * burst's headers have IBK_DETH_LEN bytes after the BTH) and counts for
+ * UD only.
+ */
+static inline unsigned ibk__port_verdict_keyed(unsigned kind,
+					       ibk_pkey_t entry,
+					       ibk_qkey_t qkey,
+					       const uint8_t *bth,
+					       uint32_t *heads)
 {
-	return bth && (unsigned)qp->type - IBK_QPT_RC <=
-		      (unsigned)IBK_QPT_UD - IBK_QPT_RC &&
-	       qp->pkey_index < t->hdr.capacity;
+	struct ibk__keyed_filter f = ibk__keyed_filter(kind, entry);
+	uint32_t miss = (ibk__load_be32(bth) ^ f.want) & f.mask;
+	uint32_t qkey_miss = (ibk__load_be32(bth + IBK_BTH_LEN) ^ qkey) &
+			     f.qkey_mask;
+	/* flags as 0 or 1, joined arithmetically: || and ?: would branch */
+	unsigned first_bad = miss != 0;
+	unsigned any_bad = (miss | qkey_miss) != 0;
+
+	*heads |= miss;
+	/* 0 accept; 1 P_Key or header (before the Q_Key); 2 Q_Key */
+	return 2 * any_bad - first_bad;
+}
+
+/* A verdict byte no enum ibk_rx_verdict takes: "not decided yet". */
+#define IBK__RX_UNDECIDED 0xffu
+
+/*
+ * Inside a read section of a readable P_Key copy whose cells are @cells,
+ * of @capacity entries: for packet i of a burst, to qps[i],
+ * ibk__port_verdict_keyed() when the QP is an RC, UC or UD QP whose P_Key
+ * index holds a valid key, else IBK__RX_UNDECIDED (QP0, QP1, a bad QP or
+ * index, an empty entry): a branch that goes the same way for a QP every
+ * time. The QP's fields are read before the entry: no compiler reloads
+ * them across an atomic load. True if some packet needs
+ * ibk__port_verdict(): undecided, or IBK_RX_DROP_PKEY in a burst where
+ * some header failed.
+ */
+static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
+					 uint32_t capacity,
+					 const struct ibk_qp_keys *const *qps,
+					 const void *const *hdrs,
+					 uint8_t *verdicts, size_t n)
+{
+	uint32_t heads = 0;
+	size_t i;
+
+#pragma GCC unroll 4
+	for (i = 0; i < n; i++) {
+		const struct ibk_qp_keys *qp = qps[i];
+		const uint8_t *bth = (const uint8_t *)hdrs[i];
+		unsigned kind = (unsigned)qp->type - IBK_QPT_RC;
+		unsigned at = qp->pkey_index;
+		ibk_qkey_t qkey = qp->qkey;
+		unsigned v = IBK__RX_UNDECIDED;
+		ibk_pkey_t entry = 0;
+
+		if (kind <= (unsigned)IBK_QPT_UD - IBK_QPT_RC && at < capacity)
+			entry = ibk__load(&cells[at].pkey, relaxed);
+		if (ibk_pkey_is_valid(entry))
+			v = ibk__port_verdict_keyed(kind, entry, qkey, bth,
+						    &heads);
+		else
+			heads = ~0u;	/* re-check the burst */
+		verdicts[i] = (uint8_t)v;
+	}
+	return heads >> 16 != 0;
 }
 
 /*
  * Inside a read section of P_Key copy @c: the verdicts of a burst, packet
- * i to qps[i], or to @qp when @qps is NULL, with the P_Key index each was
- * checked against into @index[i] when @index is not NULL. A burst to one
- * UD QP whose entry can be read takes the branch-free ibk_rx_ud_burst();
- * a packet to an RC, UC or UD QP of a readable table, the branch-free
- * ibk__port_verdict_keyed(); any other, ibk__port_verdict().
+ * i to qps[i], with the P_Key index each was checked against into
+ * @index[i] when @index is not NULL: the QP's own, which QP1 overwrites
+ * with its match. On a readable table ibk__port_burst_keyed() decides
+ * what it can, ibk__port_verdict() the rest.
  */
 static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
-				   const struct ibk_qp_keys *qp,
 				   const struct ibk_qp_keys *const *qps,
 				   const void *const *hdrs, uint8_t *verdicts,
 				   uint16_t *index, size_t n)
 {
 	bool readable = ibk__table_readable(&t->hdr, c) == IBK_OK;
-	uint16_t at;
+	bool recheck = true;
+	uint16_t unused;
 	size_t i;
 
-	if (!qps && qp->type == IBK_QPT_UD && readable &&
-	    qp->pkey_index < t->hdr.capacity) {
-		ibk_rx_ud_burst(ibk__load(&t->cells[c][qp->pkey_index].pkey,
-					  relaxed),
-				qp->qkey, hdrs, verdicts, n);
-		for (i = 0; index && i < n; i++)
-			index[i] = qp->pkey_index;
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		const struct ibk_qp_keys *q = qps ? qps[i] : qp;
-		const uint8_t *deth = (const uint8_t *)hdrs[i] + IBK_BTH_LEN;
+	for (i = 0; index && i < n; i++)
+		index[i] = qps[i]->pkey_index;
+	if (readable)
+		recheck = ibk__port_burst_keyed(t->cells[c], t->hdr.capacity,
+						qps, hdrs, verdicts, n);
+	for (i = 0; recheck && i < n; i++) {
+		const uint8_t *bth = (const uint8_t *)hdrs[i];
 
-		at = q->pkey_index;	/* QP1 overwrites it with its match */
-		if (readable && ibk__port_keyed(t, q, hdrs[i]))
-			verdicts[i] = (uint8_t)ibk__port_verdict_keyed(t, c, q,
-							hdrs[i], deth);
-		else
-			verdicts[i] = (uint8_t)ibk__port_verdict(t, c, q,
-							hdrs[i], deth, &at);
-		if (index)
-			index[i] = at;
+		if (readable && verdicts[i] != IBK__RX_UNDECIDED &&
+		    verdicts[i] != IBK_RX_DROP_PKEY)
+			continue;
+		verdicts[i] = (uint8_t)ibk__port_verdict(t, c, qps[i], bth,
+				bth + IBK_BTH_LEN, index ? &index[i] : &unused);
 	}
+}
+
+/* ibk__port_burst() for a burst of @n packets all to @qp, in chunks of
+ * 16: it takes one QP per packet. */
+static inline void ibk__port_burst_same(const struct ibk_pkey_table *t,
+					unsigned c,
+					const struct ibk_qp_keys *qp,
+					const void *const *hdrs,
+					uint8_t *verdicts, size_t n)
+{
+	const struct ibk_qp_keys *same[16];
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		same[i] = qp;
+	for (i = 0; i < n; i += 16)
+		ibk__port_burst(t, c, same, hdrs + i, verdicts + i, NULL,
+				n - i < 16 ? n - i : 16);
 }
 
 static inline uint32_t ibk__clamp16(size_t n)
@@ -2497,39 +2575,37 @@ static inline size_t ibk__port_count_burst(struct ibk_port *port,
 	return accepted;
 }
 
-/* One read section for a burst (see ibk__port_burst()), then the count. */
-static inline size_t ibk__port_rx_burst(struct ibk_port *port,
-					const struct ibk_qp_keys *qp,
-					const struct ibk_qp_keys *const *qps,
-					const void *const *hdrs,
-					uint8_t *verdicts, uint16_t *index,
-					size_t n)
-{
-	const struct ibk_pkey_table *t = &port->pkeys;
-	uint32_t gen;
-
-	do {
-		gen = ibk_latch_read_begin(&t->hdr.latch);
-		ibk__port_burst(t, ibk_latch_copy(gen), qp, qps, hdrs,
-				verdicts, index, n);
-	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	return ibk__port_count_burst(port, verdicts, n);
-}
-
 /*
  * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a
  * BTH and the IBK_DETH_LEN bytes after it (the DETH when the opcode
  * carries one); verdicts[i] gets the enum ibk_rx_verdict. Returns the
  * number accepted. The table is read in one read section for the whole
- * burst, and each counter takes at most one add. Every pointer must be
- * valid.
+ * burst, and each counter takes at most one add. A burst to a UD QP whose
+ * entry can be read is checked by the branch-free ibk_rx_ud_burst();
+ * any other, as ibk_port_rx_mixed() checks it. Every pointer, hdrs[i]
+ * included, must be valid.
  */
 static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 				       const struct ibk_qp_keys *qp,
 				       const void *const *hdrs,
 				       uint8_t *verdicts, size_t n)
 {
-	return ibk__port_rx_burst(port, qp, NULL, hdrs, verdicts, NULL, n);
+	const struct ibk_pkey_table *t = &port->pkeys;
+	uint32_t gen;
+	unsigned c;
+
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		if (qp->type == IBK_QPT_UD && qp->pkey_index < t->hdr.capacity &&
+		    ibk__table_readable(&t->hdr, c) == IBK_OK)
+			ibk_rx_ud_burst(ibk__load(&t->cells[c][qp->pkey_index].pkey,
+						  relaxed),
+					qp->qkey, hdrs, verdicts, n);
+		else
+			ibk__port_burst_same(t, c, qp, hdrs, verdicts, n);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	return ibk__port_count_burst(port, verdicts, n);
 }
 
 /*
@@ -2540,8 +2616,13 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
  * first matching entry (a dropped packet gets its QP's own, but for a QP1
  * packet dropped on its Q_Key, which gets the matching entry's). One read
  * section of the table for the whole burst, at most one add per counter.
- * Returns the number accepted. Every pointer but @pkey_index must be
- * valid.
+ * Returns the number accepted. Every pointer but @pkey_index, hdrs[i] and
+ * qps[i] included, must be valid.
+ *
+ * Per packet, an RC, UC or UD QP whose entry holds a key takes one masked
+ * compare of the BTH's first word and one of the Q_Key, no branch on the
+ * packet (ibk__port_burst_keyed()); QP0, QP1 and the rare packet whose
+ * header does not fit its QP are then checked one by one.
  */
 static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				       const struct ibk_qp_keys *const *qps,
@@ -2549,8 +2630,15 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				       uint8_t *verdicts, uint16_t *pkey_index,
 				       size_t n)
 {
-	return ibk__port_rx_burst(port, NULL, qps, hdrs, verdicts, pkey_index,
-				  n);
+	const struct ibk_pkey_table *t = &port->pkeys;
+	uint32_t gen;
+
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		ibk__port_burst(t, ibk_latch_copy(gen), qps, hdrs, verdicts,
+				pkey_index, n);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	return ibk__port_count_burst(port, verdicts, n);
 }
 
 /* ------------------------------------------------------------------------

@@ -44,11 +44,12 @@ enum base_verdict {
 	BASE_VERDICTS
 };
 
-/* A QP as a driver's receive path keeps it: RC or UD. */
+/* A QP as a driver's receive path keeps it: RC or UD (QP1 is UD). */
 struct base_qp {
 	bool ud;
 	uint16_t pkey_index;
 	uint32_t qkey;			/* UD only */
+	bool gsi;			/* QP1: rxe_check_keys() only */
 };
 
 /*
@@ -77,7 +78,7 @@ static inline size_t base_rx_ud(uint16_t qp_pkey, uint32_t qp_qkey,
 				const void *const *hdrs, uint8_t *verdicts,
 				size_t n)
 {
-	struct base_qp qp = { true, 0, qp_qkey };
+	struct base_qp qp = { true, 0, qp_qkey, false };
 	size_t accepted = 0;
 	size_t i;
 
@@ -276,13 +277,134 @@ static inline size_t base_port_rx_ud(struct base_pkey_cache *c,
 				     const void *const *hdrs,
 				     uint8_t *verdicts, size_t n)
 {
-	struct base_qp qp = { true, (uint16_t)pkey_index, qp_qkey };
+	struct base_qp qp = { true, (uint16_t)pkey_index, qp_qkey, false };
 	size_t accepted = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		accepted += base_port_rx_one(c, counters, &qp, hdrs[i],
 					     &verdicts[i]);
+	return accepted;
+}
+
+/* ------------------------------------------------------------------------
+ * Soft-RoCE's per-packet key checks, restated
+ *
+ * What a stack has today: the Linux soft-RoCE driver's receive checks
+ * (rxe_recv.c: hdr_check(), check_type_state(), then check_keys()),
+ * written here from their rules, from check_keys() as it was while rxe
+ * kept a P_Key table (torvalds/linux rxe_recv.c at 008ecca7921d, before
+ * "RDMA/rxe: Remove pkey table"). Linux 6.1's check_keys() is the same
+ * but for the P_Key, which it compares with the default key 0xffff alone:
+ * its rxe has no table to look in.
+ *  - TVer not 0: dropped (hdr_check());
+ *  - the opcode's transport (bits 7-5) not the QP's: dropped
+ *    (check_type_state(), the pkt->opcode & 0xe0 form);
+ *  - P_Key, by pkey_match(): QP1 takes the first entry of the table that
+ *    matches, scanning from index 0, any other QP the entry at its P_Key
+ *    index; none is a P_Key violation (set_bad_pkey_cntr());
+ *  - Q_Key, for UD and GSI QPs: equal to GSI_QKEY (0x80010000) for QP1,
+ *    to the QP's own for the others, else a Q_Key violation
+ *    (set_qkey_viol_cntr()).
+ * Where it decides otherwise than the library, the cases never go:
+ *  - a UD QP takes any opcode of the UD transport (0x60-0x7f), the
+ *    library only the two SEND only ones (0x64, 0x65): the cases send a
+ *    UD QP those two only;
+ *  - the QP's P_Key index is not range-checked here (rxe checked it when
+ *    the QP was modified), and the port's state is not looked at: the
+ *    cases' QPs index inside an ACTIVE port's table;
+ *  - rxe's counters saturate at 0xffff and take its port lock per bump;
+ *    here they are base_port_counters, bumped by one receiving thread.
+ * So on the cases' inputs every verdict is one the library gives too,
+ * and the cases compare all of them.
+ * ------------------------------------------------------------------------ */
+
+#define BASE_RXE_GSI_QKEY 0x80010000u
+
+/* hdr_check()'s TVer and check_type_state()'s transport, for @qp. */
+static inline enum base_verdict base_rxe_header(const struct base_qp *qp,
+						const uint8_t *h)
+{
+	if ((h[1] & 0x0f) != 0)
+		return BASE_DROP_TVER;
+	if ((h[0] & 0xe0) != (qp->ud ? 0x60 : 0x00))
+		return BASE_DROP_OPCODE;
+	return BASE_ACCEPT;
+}
+
+/* check_keys() for a packet @h to @qp on a port whose P_Key table is
+ * @table, @len entries: the P_Key, then a datagram QP's Q_Key. */
+static inline enum base_verdict base_rxe_check_keys(const uint16_t *table,
+						    size_t len,
+						    const struct base_qp *qp,
+						    const uint8_t *h)
+{
+	uint16_t pkey = base_load_be16(h + 2);
+	size_t i = 0;
+
+	if (qp->gsi) {
+		while (i < len && !base_pkey_match(pkey, table[i]))
+			i++;
+		if (i == len)
+			return BASE_DROP_PKEY;
+	} else if (!base_pkey_match(pkey, table[qp->pkey_index])) {
+		return BASE_DROP_PKEY;
+	}
+	if (qp->ud && base_load_be32(h + 12) !=
+		      (qp->gsi ? BASE_RXE_GSI_QKEY : qp->qkey))
+		return BASE_DROP_QKEY;
+	return BASE_ACCEPT;
+}
+
+/* UD receive as rxe checks it, packet by packet, the QP's key the one
+ * entry of its table. */
+static inline size_t base_rxe_rx_ud(uint16_t qp_pkey, uint32_t qp_qkey,
+				    const void *const *hdrs, uint8_t *verdicts,
+				    size_t n)
+{
+	struct base_qp qp = { true, 0, qp_qkey, false };
+	size_t accepted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *h = (const uint8_t *)hdrs[i];
+		enum base_verdict v = base_rxe_header(&qp, h);
+
+		if (v == BASE_ACCEPT)
+			v = base_rxe_check_keys(&qp_pkey, 1, &qp, h);
+		verdicts[i] = (uint8_t)v;
+		accepted += v == BASE_ACCEPT;
+	}
+	return accepted;
+}
+
+/*
+ * A port's receive path as rxe checks it, packet i to qps[i], with the
+ * table in the shared cache: the header checks, then check_keys() under
+ * the cache's rdlock, taken and dropped per packet as in base_port_rx();
+ * a violation bumps its counter. Returns the number accepted.
+ */
+static inline size_t base_rxe_port_rx(struct base_pkey_cache *c,
+				      struct base_port_counters *counters,
+				      const struct base_qp *const *qps,
+				      const void *const *hdrs,
+				      uint8_t *verdicts, size_t n)
+{
+	size_t accepted = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *h = (const uint8_t *)hdrs[i];
+		enum base_verdict v = base_rxe_header(qps[i], h);
+
+		if (v == BASE_ACCEPT) {
+			pthread_rwlock_rdlock(&c->lock);
+			v = base_rxe_check_keys(c->table, c->len, qps[i], h);
+			pthread_rwlock_unlock(&c->lock);
+		}
+		verdicts[i] = (uint8_t)v;
+		accepted += base_port_count(counters, v);
+	}
 	return accepted;
 }
 

@@ -1079,7 +1079,7 @@ static void *port_mixed_setup(const struct bench_case *c)
 		k->qps[q].pkey_index = index;
 		k->qps[q].qkey = (uint32_t)bench_rng_next(&r) & 0x7fffffffu;
 		k->base_qps[q] = (struct base_qp){ q % 2 == 0, index,
-						   k->qps[q].qkey };
+						   k->qps[q].qkey, false };
 	}
 	port_init(&k->p, keys, MIXED_BUFFERS);
 	for (b = 0; b < MIXED_BUFFERS; b++) {
@@ -1156,16 +1156,25 @@ static uint64_t port_mixed_burst_locked(void *ctx, uint64_t iters)
 	return port_mixed_run(ctx, base_port_rx_locked_burst, iters);
 }
 
-/* Burst by burst, port_agrees() for both rwlock stacks. */
+__attribute__((noinline))
+static uint64_t port_mixed_rxe(void *ctx, uint64_t iters)
+{
+	return port_mixed_run(ctx, base_rxe_port_rx, iters);
+}
+
+/* Burst by burst, port_agrees() for every baseline: the rwlock stacks
+ * and soft-RoCE's checks (baseline.h says why all their verdicts are
+ * comparable on these inputs). */
 static int port_mixed_check(void *ctx)
 {
+	static const port_base_fn stacks[] = {
+		base_port_rx, base_port_rx_locked_burst, base_rxe_port_rx,
+	};
 	struct port_mixed *k = ctx;
-	size_t b, lib_n, base_n;
-	int locked;
+	size_t b, lib_n, base_n, s;
 
-	for (locked = 0; locked < 2; locked++) {
-		port_base_fn rx = locked ? base_port_rx_locked_burst :
-				  base_port_rx;
+	for (s = 0; s < sizeof(stacks) / sizeof(stacks[0]); s++) {
+		port_base_fn rx = stacks[s];
 
 		for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
 			port_counters_reset(&k->p);
@@ -1189,7 +1198,9 @@ static unsigned port_mixed_peers(void *ctx, struct bench_side *sides)
 {
 	sides[0] = (struct bench_side){ "rwlock_per_burst",
 					port_mixed_burst_locked, ctx };
-	return 1;
+	sides[1] = (struct bench_side){ "rxe_check_keys", port_mixed_rxe,
+					ctx };
+	return 2;
 }
 
 static void port_mixed_note(void *ctx, char *buf, size_t len)

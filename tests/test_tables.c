@@ -1664,6 +1664,118 @@ static void test_rx_mixed(void)
 	       "an empty mixed burst accepts nothing");
 }
 
+/*
+ * Mixed-QP bursts to RC, UC and UD QPs only, each on an index holding a
+ * key, so that ibk_port_rx_mixed() decides whole bursts with its
+ * branch-free compare: limited and full entries, packet keys of the
+ * entry's base with either membership, random and invalid (0x0000,
+ * 0x8000) keys, right and wrong Q_Keys (read for RC and UC too, where
+ * they must not count). One packet in 128 gets a bad opcode or TVer, and
+ * some rounds put one QP on an empty entry, so both the bursts decided
+ * whole and the ones re-checked packet by packet occur. Each verdict must
+ * be the model's and ibk_port_rx()'s, the counters as per packet.
+ */
+static void test_rx_mixed_keyed(void)
+{
+	static uint8_t hdrs[64][HDR_LEN];
+	struct ibk_qp_keys pool[12];
+	const struct ibk_qp_keys *qps[64];
+	const void *ptrs[64];
+	uint8_t verdicts[64];
+	struct check c = { 0, 0 };
+	uint32_t i, cap = 16, round;
+	unsigned long kinds[16] = { 0 }, whole = 0;
+
+	port_setup(cap, 1, 1);
+	base_pool_fill(6);
+	for (i = 0; i < 64; i++)
+		ptrs[i] = hdrs[i];
+	for (round = 0; round < 3000; round++) {
+		size_t n = 1 + test_rng_below(64), got, want_acc = 0;
+		uint16_t pk_burst, qk_burst;
+		bool clean = true;
+
+		for (i = 0; i < cap; i++) {
+			model_pk[i] = rnd_pkey_entry(6);
+			if (!(model_pk[i] & 0x7fffu) && round % 4)
+				model_pk[i] |= base_pool[0];
+		}
+		pk_refill(&port.pkeys, model_pk, cap);
+		for (i = 0; i < 12; i++) {
+			memset(&pool[i], 0, sizeof(pool[i]));
+			pool[i].type = (enum ibk_qp_type)(IBK_QPT_RC + i % 3);
+			pool[i].pkey_index = (uint16_t)test_rng_below(cap);
+			pool[i].qkey = (uint32_t)test_rng64();
+		}
+		for (i = 0; i < n; i++) {
+			const struct ibk_qp_keys *q = &pool[test_rng_below(12)];
+			unsigned entry = model_pk[q->pkey_index];
+			uint32_t r = test_rng_below(8);
+			unsigned pkt = r < 5 ? (entry ^ (r & 1 ? 0x8000u : 0)) :
+				       r == 5 ? (unsigned)test_rng64() & 0xffffu :
+				       r == 6 ? 0x0000 : 0x8000;
+			uint8_t op = (uint8_t)(send_only(q->type) +
+					       (q->type == IBK_QPT_UD ?
+						test_rng_below(2) :
+						test_rng_below(24)));
+
+			if (test_rng_below(128) == 0) {
+				op = (uint8_t)test_rng64();
+				clean = false;
+			}
+			make_hdr_op(hdrs[i], op, pkt, test_rng64() & 1 ?
+				    q->qkey : (uint32_t)test_rng64());
+			if (test_rng_below(128) == 0) {
+				hdrs[i][1] = (uint8_t)(1 + test_rng_below(15));
+				clean = false;
+			}
+			clean &= (entry & 0x7fffu) != 0;
+			qps[i] = q;
+		}
+		whole += clean;
+		reset_counters();
+		memset(verdicts, 0xee, sizeof(verdicts));
+		got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts, NULL, n);
+		pk_burst = ibk_counter16_read(&port.pkey_violations);
+		qk_burst = ibk_counter16_read(&port.qkey_violations);
+		reset_counters();
+		for (i = 0; i < n; i++) {
+			enum ibk_rx_verdict one = ibk_port_rx(&port, qps[i],
+				hdrs[i], hdrs[i] + IBK_BTH_LEN);
+			enum ibk_rx_verdict want = model_port(cap, true,
+				qps[i], hdrs[i], true);
+
+			check(&c, verdicts[i] == one && one == want,
+			      "keyed pkt %u to type %d entry %04x key %04x: "
+			      "%s, alone %s, model %s", i, qps[i]->type,
+			      model_pk[qps[i]->pkey_index], hdr_pkey(hdrs[i]),
+			      ibk_rx_verdict_name((enum ibk_rx_verdict)
+						  verdicts[i]),
+			      ibk_rx_verdict_name(one),
+			      ibk_rx_verdict_name(want));
+			want_acc += want == IBK_RX_ACCEPT;
+			kinds[want & 15]++;
+		}
+		check(&c, got == want_acc &&
+			  pk_burst == ibk_counter16_read(&port.pkey_violations) &&
+			  qk_burst == ibk_counter16_read(&port.qkey_violations),
+		      "keyed burst of %zu: %zu accepted (want %zu), counters "
+		      "%u/%u, per packet %u/%u", n, got, want_acc, pk_burst,
+		      qk_burst, ibk_counter16_read(&port.pkey_violations),
+		      ibk_counter16_read(&port.qkey_violations));
+	}
+	tap_ok(c.bad == 0 && whole > 500 && kinds[IBK_RX_ACCEPT] > 1000 &&
+	       kinds[IBK_RX_DROP_PKEY] > 1000 &&
+	       kinds[IBK_RX_DROP_QKEY] > 1000 &&
+	       kinds[IBK_RX_DROP_OPCODE] > 100 && kinds[IBK_RX_DROP_TVER] > 100,
+	       "RC/UC/UD-only mixed bursts (%lu decided whole) == "
+	       "ibk_port_rx per packet == the model, counters as per packet "
+	       "(%lu checks; %lu accept, %lu pkey, %lu qkey, %lu opcode, "
+	       "%lu tver)", whole, c.done, kinds[IBK_RX_ACCEPT],
+	       kinds[IBK_RX_DROP_PKEY], kinds[IBK_RX_DROP_QKEY],
+	       kinds[IBK_RX_DROP_OPCODE], kinds[IBK_RX_DROP_TVER]);
+}
+
 /* ------------------------------------------------------------------------
  * Refill tickets (issue 8 item 1)
  * ------------------------------------------------------------------------ */
@@ -2521,6 +2633,7 @@ int main(void)
 	test_rx_headers();
 	test_rx_burst();
 	test_rx_mixed();
+	test_rx_mixed_keyed();
 	test_ticket_scenario();
 	test_ticket_changes();
 	test_ticket_non_events();
