@@ -66,19 +66,23 @@
  *   the fence and the acquire are plain loads). A write does its work
  *   twice: a refill rebuilds each copy, O(capacity + hash slots); a set
  *   updates each copy's entry and index, O(1) but for an entry whose key
- *   another index also holds, which scans for that index.
+ *   another index also holds: a GID set scans for that index, a P_Key set
+ *   walks the chain of that key's indexes (O(copies of the key)). A P_Key
+ *   refill builds one copy and copies its words into the other.
  *
  * Memory
  *   Both copies are the caller's: a P_Key table of capacity C takes
- *   IBK_PKEY_CELLS(C) 2-byte cells and IBK_PKEY_HASH_SLOTS(C) 4-byte hash
- *   slots, 36 bytes per entry when C is a power of two up to 16384, less
- *   than 68 otherwise, and 12 bytes per entry at C = 65536 (768 KiB). A GID
- *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
- *   72 bytes per entry for a power of two, less than 104 otherwise. Each
- *   copy's index is at most a quarter full: a find usually reads one slot.
- *   With IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead
- *   (an index at most half full, for firmware) the two take 20 and 56
- *   bytes per entry for a power of two.
+ *   IBK_PKEY_CELLS(C) 2-byte cells (per entry and copy its key and the
+ *   writer's two chain links, 12 bytes per entry) and
+ *   IBK_PKEY_HASH_SLOTS(C) 4-byte hash slots, 44 bytes per entry when C is
+ *   a power of two up to 16384, less than 76 otherwise, and 20 bytes per
+ *   entry at C = 65536 (1.25 MiB). A GID table takes IBK_GID_CELLS(C)
+ *   20-byte cells and IBK_HASH_SLOTS(C) slots: 72 bytes per entry for a
+ *   power of two, less than 104 otherwise. Each copy's index is at most a
+ *   quarter full: a find usually reads one slot. With
+ *   IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead (an
+ *   index at most half full, for firmware) the two take 28 and 56 bytes
+ *   per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
@@ -664,7 +668,10 @@ enum ibk_port_event {
  * either) slots, static or allocated, alive as long as the table. Each
  * copy's hash index is open addressing with linear probing over a
  * power-of-two slot array; a slot packs a 16-bit key or tag with the
- * 16-bit lowest table index holding it, and 0 marks it empty.
+ * 16-bit lowest table index holding it, and 0 marks it empty. A P_Key
+ * table takes three 2-byte cells per entry and copy: the entry's key,
+ * which readers load, and the two links of its key's chain of duplicates,
+ * which only the writer uses (see "P_Key table").
  *
  * The index is at most a quarter full with those slot counts. Where RAM
  * counts more than a few nanoseconds per find, as in firmware, a table
@@ -679,8 +686,9 @@ enum ibk_port_event {
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
 
-/* Cells for a table of @capacity: one per entry in each copy. */
-#define IBK_PKEY_CELLS(capacity)	(2u * (capacity))
+/* Cells for a table of @capacity: per entry in each copy, one GID cell, or
+ * three P_Key cells (its key and its two chain links). */
+#define IBK_PKEY_CELLS(capacity)	(6u * (capacity))
 #define IBK_GID_CELLS(capacity)		(2u * (capacity))
 
 #define IBK__SLOTS_IF(capacity, log2) \
@@ -723,7 +731,8 @@ struct ibk_hash_slot {
 	IBK__ATOMIC(uint32_t) word;
 };
 
-/* One P_Key table entry; an invalid key (base 0) is an empty slot. */
+/* One P_Key table entry, an invalid key (base 0) for an empty one; or, in
+ * the writer's chains, one link: a table index. */
 struct ibk_pkey_cell {
 	IBK__ATOMIC(uint16_t) pkey;
 };
@@ -921,6 +930,16 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 	return IBK_OK;
 }
 
+/* Writer side: empties copy @c's index. */
+static inline void ibk__hash_clear(struct ibk__table *h, unsigned c)
+{
+	struct ibk_hash_slot *slots = h->slots[c];
+	uint32_t i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&slots[i].word, 0u, relaxed);
+}
+
 /* Writer side: puts @word in the first empty slot from @home. There is one:
  * an index holds fewer keys than slots (half of them at most, or, with one
  * slot per 16-bit P_Key, never the two invalid keys). */
@@ -965,6 +984,20 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
 	ibk__store(&slots[hole].word, 0u, relaxed);
 }
 
+/* Writer side: copy @to's index becomes the other copy's, word for word.
+ * A refill builds one copy's index and copies it, rather than probing
+ * for every key twice. */
+static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
+{
+	const struct ibk_hash_slot *from = h->slots[to ^ 1u];
+	struct ibk_hash_slot *slots = h->slots[to];
+	uint32_t i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&slots[i].word, ibk__load(&from[i].word, relaxed),
+			   relaxed);
+}
+
 /* ------------------------------------------------------------------------
  * P_Key table
  *
@@ -974,11 +1007,20 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
  * probe run, and the writer keeps the full key's slot ahead of the limited
  * one's: the first slot of the partition in the run answers a find by
  * value, and a find costs the same whichever membership it finds.
+ *
+ * The writer keeps, per copy, each valid key's chain: the indexes holding
+ * it, in index order, doubly linked, the head being the index in its slot.
+ * An entry's two links (previous and next index, the entry's own index at
+ * either end) are 16-bit cells after both copies' keys; no reader loads
+ * them. Taking an index out of its chain is O(1), and if it was the head
+ * the slot takes the next one; putting one in walks its key's chain to its
+ * place, O(1) but for duplicates of one key.
  * ------------------------------------------------------------------------ */
 
 struct ibk_pkey_table {
 	struct ibk__table hdr;
-	struct ibk_pkey_cell *cells[2];	/* per copy */
+	struct ibk_pkey_cell *cells[2];	/* per copy: the entries' keys */
+	struct ibk_pkey_cell *links[2];	/* per copy: 2 per entry, writer's */
 	uint32_t hash_mul;		/* see ibk__pkey_home() */
 };
 
@@ -1054,76 +1096,176 @@ static inline uint32_t ibk__pkey_find_word(const struct ibk_pkey_table *t,
 	return word;
 }
 
-/* Writer side: in copy @c, @index no longer holds @pkey; point its slot at
- * the next index holding it, or empty the slot. O(capacity) at worst. */
+/* Which link of an entry: the previous or the next index of its chain. */
+#define IBK__PKEY_PREV 0u
+#define IBK__PKEY_NEXT 1u
+
+/* Writer side: copy @c's link @end of entry @index: the neighbouring index
+ * holding the same key, or @index itself at that end of its chain. */
+static inline uint32_t ibk__pkey_link(const struct ibk_pkey_table *t,
+				      unsigned c, uint32_t index, unsigned end)
+{
+	return ibk__load(&t->links[c][2 * index + end].pkey, relaxed);
+}
+
+/* Writer side: sets copy @c's link @end of entry @index to @to. */
+static inline void ibk__pkey_set_link(struct ibk_pkey_table *t, unsigned c,
+				      uint32_t index, unsigned end,
+				      uint32_t to)
+{
+	ibk__store(&t->links[c][2 * index + end].pkey, (uint16_t)to, relaxed);
+}
+
+/* Writer side: sets both of copy @c's links of entry @index. */
+static inline void ibk__pkey_set_links(struct ibk_pkey_table *t, unsigned c,
+				       uint32_t index, uint32_t prev,
+				       uint32_t next)
+{
+	ibk__pkey_set_link(t, c, index, IBK__PKEY_PREV, prev);
+	ibk__pkey_set_link(t, c, index, IBK__PKEY_NEXT, next);
+}
+
+/*
+ * Writer side: where copy @c's walk for the valid @pkey from its home
+ * stops: at the slot holding @pkey, at the first empty slot, or, for a
+ * full key, at its partition's limited key, which a full key would stand
+ * ahead of. Returns the position and sets *@word to the slot's word. There
+ * is an empty slot: an index never fills up.
+ */
+static inline uint32_t ibk__pkey_seek(const struct ibk_pkey_table *t,
+				      unsigned c, ibk_pkey_t pkey,
+				      uint32_t *word)
+{
+	const struct ibk_hash_slot *slots = t->hdr.slots[c];
+	uint32_t full = pkey & IBK_PKEY_FULL_MEMBER;
+	uint32_t pos = ibk__pkey_home(t, pkey), w;
+
+	for (;; pos = (pos + 1) & t->hdr.hash_mask) {
+		w = ibk__load(&slots[pos].word, relaxed);
+		if (w == 0 || (IBK__SLOT_KEY(w) | full) == pkey)
+			break;
+	}
+	*word = w;
+	return pos;
+}
+
+/* Writer side: in copy @c, @index no longer holds @pkey: takes it out of
+ * the key's chain, O(1); if it was the head, the key's slot takes the next
+ * index, or empties. */
 static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, unsigned c,
 				     uint32_t index, ibk_pkey_t pkey)
 {
 	struct ibk__table *h = &t->hdr;
-	const struct ibk_pkey_cell *cells = t->cells[c];
-	uint32_t word, j;
-	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &word);
+	uint32_t prev = ibk__pkey_link(t, c, index, IBK__PKEY_PREV);
+	uint32_t next = ibk__pkey_link(t, c, index, IBK__PKEY_NEXT);
+	uint32_t pos, word;
 
-	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
-		return;		/* a lower index still holds it */
-	for (j = index + 1; j < h->capacity; j++) {
-		if (ibk__load(&cells[j].pkey, relaxed) == pkey) {
-			ibk__store(&h->slots[c][pos].word,
-				   (uint32_t)pkey << 16 | j, relaxed);
-			return;
-		}
+	if (next != index)
+		ibk__pkey_set_link(t, c, next, IBK__PKEY_PREV,
+				   prev != index ? prev : next);
+	if (prev != index) {
+		ibk__pkey_set_link(t, c, prev, IBK__PKEY_NEXT,
+				   next != index ? next : prev);
+		return;
 	}
-	ibk__hash_remove(h, c, (uint32_t)pos, t, ibk__pkey_word_home);
+	pos = ibk__pkey_seek(t, c, pkey, &word);
+	if (next != index)
+		ibk__store(&h->slots[c][pos].word, (uint32_t)pkey << 16 | next,
+			   relaxed);
+	else
+		ibk__hash_remove(h, c, pos, t, ibk__pkey_word_home);
+}
+
+/* Writer side: in copy @c, puts @index in the chain headed by @head, in
+ * index order. True if @index is the new head, O(1); else walks the chain
+ * to its place. */
+static inline bool ibk__pkey_chain_add(struct ibk_pkey_table *t, unsigned c,
+				       uint32_t index, uint32_t head)
+{
+	uint32_t prev = head, next;
+
+	if (index < head) {
+		ibk__pkey_set_links(t, c, index, index, head);
+		ibk__pkey_set_link(t, c, head, IBK__PKEY_PREV, index);
+		return true;
+	}
+	while ((next = ibk__pkey_link(t, c, prev, IBK__PKEY_NEXT)) != prev &&
+	       next < index)
+		prev = next;
+	if (next != prev)
+		ibk__pkey_set_link(t, c, next, IBK__PKEY_PREV, index);
+	else
+		next = index;	/* the new tail */
+	ibk__pkey_set_links(t, c, index, prev, next);
+	ibk__pkey_set_link(t, c, prev, IBK__PKEY_NEXT, index);
+	return false;
 }
 
 /*
- * Writer side: in copy @c, @index now holds the valid @pkey. A new full
- * key takes the slot of its partition's limited key, if there is one, and
- * that moves to the end of the run: the full key stays first. Removal
- * keeps the order.
+ * Writer side: in copy @c, @index now holds the valid @pkey: it joins the
+ * key's chain, and heads it if lower than the rest. A new key takes the
+ * first empty slot of its run; a new full key stops at its partition's
+ * limited key, if there is one, takes its slot and moves it to the end of
+ * the run: the full key stays first. Removal keeps the order.
  */
 static inline void ibk__pkey_index(struct ibk_pkey_table *t, unsigned c,
 				   uint32_t index, ibk_pkey_t pkey)
 {
 	struct ibk_hash_slot *slots = t->hdr.slots[c];
 	uint32_t word = (uint32_t)pkey << 16 | index, old;
-	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &old);
+	uint32_t pos = ibk__pkey_seek(t, c, pkey, &old);
 
-	if (pos >= 0) {
-		if (IBK__SLOT_INDEX(old) > index)
+	if (IBK__SLOT_KEY(old) == pkey) {
+		if (ibk__pkey_chain_add(t, c, index, IBK__SLOT_INDEX(old)))
 			ibk__store(&slots[pos].word, word, relaxed);
 		return;
 	}
-	if (ibk_pkey_is_full(pkey)) {
-		pos = ibk__pkey_probe(t, c, ibk_pkey_to_limited(pkey), 0xffffu,
-				      &old);
-		if (pos >= 0) {
-			ibk__store(&slots[pos].word, word, relaxed);
-			word = old;
-		}
-	}
-	ibk__hash_insert(&t->hdr, c, ibk__pkey_home(t, pkey), word);
+	ibk__pkey_set_links(t, c, index, index, index);
+	ibk__store(&slots[pos].word, word, relaxed);
+	if (old)
+		ibk__hash_insert(&t->hdr, c, (pos + 1) & t->hdr.hash_mask, old);
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
- * and is no longer awaiting a refill. */
+ * and is no longer awaiting a refill. Indexes go in from the top down, so
+ * each heads its key's chain: O(capacity + hash slots). */
 static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
 	struct ibk__table *h = &t->hdr;
+	struct ibk_pkey_cell *cells = t->cells[c];
 	uint32_t i;
 
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[c][i].word, 0u, relaxed);
-	for (i = 0; i < h->capacity; i++) {
-		ibk_pkey_t pkey = i < n ? pkeys[i] :
-				  (ibk_pkey_t)IBK_PKEY_INVALID;
-
-		ibk__store(&t->cells[c][i].pkey, pkey, relaxed);
-		if (ibk_pkey_is_valid(pkey))
-			ibk__pkey_index(t, c, i, pkey);
+	ibk__hash_clear(h, c);
+	for (i = h->capacity; i > n; i--)
+		ibk__store(&cells[i - 1].pkey, (uint16_t)IBK_PKEY_INVALID,
+			   relaxed);
+	for (; i > 0; i--) {
+		ibk__store(&cells[i - 1].pkey, pkeys[i - 1], relaxed);
+		if (ibk_pkey_is_valid(pkeys[i - 1]))
+			ibk__pkey_index(t, c, i - 1, pkeys[i - 1]);
 	}
 	ibk__status_refilled(h, c);
+}
+
+/* Writer side: copy @to becomes the other copy's twin, keys, links and
+ * index word for word, and is no longer awaiting a refill. */
+static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
+{
+	const struct ibk_pkey_cell *keys = t->cells[to ^ 1u];
+	const struct ibk_pkey_cell *links = t->links[to ^ 1u];
+	uint32_t i;
+
+	for (i = 0; i < t->hdr.capacity; i++) {
+		ibk__store(&t->cells[to][i].pkey,
+			   ibk__load(&keys[i].pkey, relaxed), relaxed);
+		ibk__store(&t->links[to][2 * i].pkey,
+			   ibk__load(&links[2 * i].pkey, relaxed), relaxed);
+		ibk__store(&t->links[to][2 * i + 1].pkey,
+			   ibk__load(&links[2 * i + 1].pkey, relaxed), relaxed);
+	}
+	ibk__hash_copy(&t->hdr, to);
+	ibk__status_refilled(&t->hdr, to);
 }
 
 /* Writer side: copy @c's entry @index holds @pkey. */
@@ -1172,6 +1314,8 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 		      1u << 17 : 0x9e3779b1u;
 	t->cells[0] = cells;
 	t->cells[1] = cells + capacity;
+	t->links[0] = cells + 2 * capacity;
+	t->links[1] = cells + 4 * capacity;
 	for (i = 0; i < IBK_PKEY_CELLS(capacity); i++)
 		ibk__store(&cells[i].pkey, (uint16_t)IBK_PKEY_INVALID, relaxed);
 	return IBK_OK;
@@ -1210,7 +1354,7 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 		return IBK_ESTALE;
 	ibk__pkey_fill(t, 0, pkeys, n);
 	ibk_latch_write_switch(&t->hdr.latch);
-	ibk__pkey_fill(t, 1, pkeys, n);
+	ibk__pkey_copy(t, 1);
 	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }

@@ -192,24 +192,26 @@ static void test_sizing(void)
 		      IBK_PKEY_HASH_SLOTS(cap) / 2),
 		      "IBK_*HASH_SLOTS_MIN(%u) = %u, %u", cap,
 		      IBK_HASH_SLOTS_MIN(cap), IBK_PKEY_HASH_SLOTS_MIN(cap));
-		check(&c, IBK_PKEY_CELLS(cap) == 2 * cap &&
+		check(&c, IBK_PKEY_CELLS(cap) == 6 * cap &&
 		      IBK_GID_CELLS(cap) == 2 * cap,
-		      "IBK_*_CELLS(%u) != 2 x %u", cap, cap);
+		      "IBK_PKEY_CELLS(%u) != 6 x %u or IBK_GID_CELLS != 2 x",
+		      cap, cap);
 	}
 	tap_ok(c.bad == 0, "for both latch copies: IBK_HASH_SLOTS(c) is twice "
 	       "the least power of two >= 4c, IBK_PKEY_HASH_SLOTS(c) twice "
 	       "that but at most 65536, the _MIN counts half those (P_Key: "
-	       "65536 per copy from c > 16384 on), the cells 2c, "
-	       "c = 1..65536 (%lu checked)", c.done);
+	       "65536 per copy from c > 16384 on), the cells 6c (P_Key: key "
+	       "and two chain links) and 2c (GID), c = 1..65536 (%lu "
+	       "checked)", c.done);
 	tap_ok(IBK_HASH_SLOTS(MAX_CAP + 1) == 0 &&
 	       IBK_PKEY_HASH_SLOTS(MAX_CAP + 1) == 0,
 	       "the sizes above capacity 65536 are 0");
 	tap_ok(sizeof(sized) / sizeof(sized[0]) == 1024 &&
 	       sizeof(pk_sized) / sizeof(pk_sized[0]) == 131072 &&
-	       sizeof(pk_c) / sizeof(pk_c[0]) == 200 &&
+	       sizeof(pk_c) / sizeof(pk_c[0]) == 600 &&
 	       sizeof(gid_c) / sizeof(gid_c[0]) == 200,
 	       "the sizes are constant expressions (arrays of 1024, 131072, "
-	       "200, 200)");
+	       "600, 200)");
 	tap_diag("index bytes per entry, both copies: P_Key %.2f at capacity "
 		 "128, %.2f at 65, %.2f at 65536; GID %.2f at 128, %.2f at 65",
 		 4.0 * IBK_PKEY_HASH_SLOTS(128) / 128,
@@ -2314,14 +2316,15 @@ static void test_never_fresh(void)
 	       "never fresh (%lu checks, ended at 0x%08x)", c.done, prev);
 }
 
-/* True if every cell and hash slot of both copies of both tables is empty
+/* True if every entry and hash slot of both copies of both tables is empty
  * (white box: what ibk_port_reset() must leave). */
 static bool port_storage_empty(uint32_t pk_cap, uint32_t gid_cap)
 {
 	uint32_t i, k;
 
-	for (i = 0; i < IBK_PKEY_CELLS(pk_cap); i++)
-		if (atomic_load(&pk_cells[i].pkey) != 0)
+	for (i = 0; i < pk_cap; i++)	/* the keys; links are no contents */
+		if (atomic_load(&port.pkeys.cells[0][i].pkey) != 0 ||
+		    atomic_load(&port.pkeys.cells[1][i].pkey) != 0)
 			return false;
 	for (i = 0; i < IBK_GID_CELLS(gid_cap); i++)
 		for (k = 0; k < 4; k++)
