@@ -934,9 +934,9 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 static inline void ibk__hash_clear(struct ibk__table *h, unsigned c)
 {
 	struct ibk_hash_slot *slots = h->slots[c];
-	uint32_t i;
+	uint32_t i, n = h->hash_mask + 1;
 
-	for (i = 0; i <= h->hash_mask; i++)
+	for (i = 0; i < n; i++)
 		ibk__store(&slots[i].word, 0u, relaxed);
 }
 
@@ -1009,18 +1009,21 @@ static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
  * value, and a find costs the same whichever membership it finds.
  *
  * The writer keeps, per copy, each valid key's chain: the indexes holding
- * it, in index order, doubly linked, the head being the index in its slot.
- * An entry's two links (previous and next index, the entry's own index at
- * either end) are 16-bit cells after both copies' keys; no reader loads
- * them. Taking an index out of its chain is O(1), and if it was the head
- * the slot takes the next one; putting one in walks its key's chain to its
- * place, O(1) but for duplicates of one key.
+ * it, in index order, doubly linked; the index in the key's slot heads it.
+ * An entry's two links, the previous and the next index of its chain (the
+ * entry's own index at the tail; a head's previous link is unused), are
+ * 16-bit cells after both copies' keys, which no reader loads: all
+ * previous links, then all next links, each entry's two copies side by
+ * side, so that a refill writes both copies' links with one address. Taking an index out of its chain is O(1), and if
+ * it was the head the slot takes the next one; putting one in walks its
+ * key's chain to its place: O(1) but for duplicates of one key, which it
+ * walks.
  * ------------------------------------------------------------------------ */
 
 struct ibk_pkey_table {
 	struct ibk__table hdr;
 	struct ibk_pkey_cell *cells[2];	/* per copy: the entries' keys */
-	struct ibk_pkey_cell *links[2];	/* per copy: 2 per entry, writer's */
+	struct ibk_pkey_cell *links[2];	/* previous, next links: see above */
 	uint32_t hash_mul;		/* see ibk__pkey_home() */
 };
 
@@ -1038,11 +1041,19 @@ struct ibk_pkey_ref {
  * partition owns two slots of its own, its full key's and its limited
  * key's: no collisions, and a probe never reads past them.
  */
+/* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
+#define IBK__PKEY_DIRECT_MUL (1u << 17)
+
+static inline uint32_t ibk__pkey_hash(ibk_pkey_t pkey, uint32_t mul,
+				      uint32_t shift)
+{
+	return ((uint32_t)ibk_pkey_base(pkey) * mul) >> shift;
+}
+
 static inline uint32_t ibk__pkey_home(const struct ibk_pkey_table *t,
 				      ibk_pkey_t pkey)
 {
-	return ((uint32_t)ibk_pkey_base(pkey) * t->hash_mul) >>
-	       t->hdr.hash_shift;
+	return ibk__pkey_hash(pkey, t->hash_mul, t->hdr.hash_shift);
 }
 
 static inline uint32_t ibk__pkey_word_home(const void *table, unsigned c,
@@ -1100,170 +1111,283 @@ static inline uint32_t ibk__pkey_find_word(const struct ibk_pkey_table *t,
 #define IBK__PKEY_PREV 0u
 #define IBK__PKEY_NEXT 1u
 
-/* Writer side: copy @c's link @end of entry @index: the neighbouring index
- * holding the same key, or @index itself at that end of its chain. */
-static inline uint32_t ibk__pkey_link(const struct ibk_pkey_table *t,
-				      unsigned c, uint32_t index, unsigned end)
+/*
+ * Writer side: one copy of @t as its writer sees it, the table's fields
+ * read once: the relaxed stores of an update would otherwise make the
+ * compiler load them again from the table before each use.
+ */
+struct ibk__pkey_writer {
+	struct ibk_pkey_table *t;
+	struct ibk_hash_slot *slots;
+	struct ibk_pkey_cell *keys;
+	struct ibk_pkey_cell *links[2];	/* previous, next: both copies' */
+	uint32_t mask, mul, shift;
+	unsigned c;
+};
+
+/* Writer side: copy @c of @t, ready to update. */
+static inline struct ibk__pkey_writer ibk__pkey_writer(struct ibk_pkey_table *t,
+							unsigned c)
 {
-	return ibk__load(&t->links[c][2 * index + end].pkey, relaxed);
+	struct ibk__pkey_writer w;
+
+	w.t = t;
+	w.slots = t->hdr.slots[c];
+	w.keys = t->cells[c];
+	w.links[IBK__PKEY_PREV] = t->links[IBK__PKEY_PREV];
+	w.links[IBK__PKEY_NEXT] = t->links[IBK__PKEY_NEXT];
+	w.mask = t->hdr.hash_mask;
+	w.mul = t->hash_mul;
+	w.shift = t->hdr.hash_shift;
+	w.c = c;
+	return w;
 }
 
-/* Writer side: sets copy @c's link @end of entry @index to @to. */
-static inline void ibk__pkey_set_link(struct ibk_pkey_table *t, unsigned c,
+/* Writer side: link @end of entry @index in both copies, copy 0's first
+ * (the offset is a size_t so that the compiler may fold it into the
+ * address). */
+static inline struct ibk_pkey_cell *
+ibk__pkey_link_pair(const struct ibk__pkey_writer *w, uint32_t index,
+		    unsigned end)
+{
+	return &w->links[end][2 * (size_t)index];
+}
+
+/* Writer side: link @end of entry @index: the neighbouring index holding
+ * the same key; the next link of the tail is @index itself, the previous
+ * link of the head unused (the key's slot says which index heads). */
+static inline uint32_t ibk__pkey_link(const struct ibk__pkey_writer *w,
+				      uint32_t index, unsigned end)
+{
+	return ibk__load(&ibk__pkey_link_pair(w, index, end)[w->c].pkey,
+			 relaxed);
+}
+
+/* Writer side: sets link @end of entry @index to @to. */
+static inline void ibk__pkey_set_link(const struct ibk__pkey_writer *w,
 				      uint32_t index, unsigned end,
 				      uint32_t to)
 {
-	ibk__store(&t->links[c][2 * index + end].pkey, (uint16_t)to, relaxed);
-}
-
-/* Writer side: sets both of copy @c's links of entry @index. */
-static inline void ibk__pkey_set_links(struct ibk_pkey_table *t, unsigned c,
-				       uint32_t index, uint32_t prev,
-				       uint32_t next)
-{
-	ibk__pkey_set_link(t, c, index, IBK__PKEY_PREV, prev);
-	ibk__pkey_set_link(t, c, index, IBK__PKEY_NEXT, next);
+	ibk__store(&ibk__pkey_link_pair(w, index, end)[w->c].pkey,
+		   (uint16_t)to, relaxed);
 }
 
 /*
- * Writer side: where copy @c's walk for the valid @pkey from its home
- * stops: at the slot holding @pkey, at the first empty slot, or, for a
- * full key, at its partition's limited key, which a full key would stand
- * ahead of. Returns the position and sets *@word to the slot's word. There
- * is an empty slot: an index never fills up.
+ * Writer side: where the walk for the valid @pkey from its home stops: at
+ * the slot holding @pkey, at the first empty slot, or, for a full key, at
+ * its partition's limited key, which a full key would stand ahead of.
+ * Returns the position and sets *@word to the slot's word. There is an
+ * empty slot: an index never fills up.
  */
-static inline uint32_t ibk__pkey_seek(const struct ibk_pkey_table *t,
-				      unsigned c, ibk_pkey_t pkey,
-				      uint32_t *word)
+static inline uint32_t ibk__pkey_seek(const struct ibk__pkey_writer *w,
+				      ibk_pkey_t pkey, uint32_t *word)
 {
-	const struct ibk_hash_slot *slots = t->hdr.slots[c];
 	uint32_t full = pkey & IBK_PKEY_FULL_MEMBER;
-	uint32_t pos = ibk__pkey_home(t, pkey), w;
+	uint32_t pos = ibk__pkey_hash(pkey, w->mul, w->shift), v;
 
-	for (;; pos = (pos + 1) & t->hdr.hash_mask) {
-		w = ibk__load(&slots[pos].word, relaxed);
-		if (w == 0 || (IBK__SLOT_KEY(w) | full) == pkey)
+	for (;; pos = (pos + 1) & w->mask) {
+		v = ibk__load(&w->slots[pos].word, relaxed);
+		if (v == 0 || (IBK__SLOT_KEY(v) | full) == pkey)
 			break;
 	}
-	*word = w;
+	*word = v;
 	return pos;
 }
 
-/* Writer side: in copy @c, @index no longer holds @pkey: takes it out of
- * the key's chain, O(1); if it was the head, the key's slot takes the next
- * index, or empties. */
-static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, unsigned c,
+/* Writer side: @index no longer holds @pkey: takes it out of the key's
+ * chain, O(1); if it was the head, the key's slot takes the next index,
+ * or empties. */
+static inline void ibk__pkey_unindex(const struct ibk__pkey_writer *w,
 				     uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk__table *h = &t->hdr;
-	uint32_t prev = ibk__pkey_link(t, c, index, IBK__PKEY_PREV);
-	uint32_t next = ibk__pkey_link(t, c, index, IBK__PKEY_NEXT);
-	uint32_t pos, word;
+	uint32_t word, pos = ibk__pkey_seek(w, pkey, &word);
+	uint32_t prev = ibk__pkey_link(w, index, IBK__PKEY_PREV);
+	uint32_t next = ibk__pkey_link(w, index, IBK__PKEY_NEXT);
 
-	if (next != index)
-		ibk__pkey_set_link(t, c, next, IBK__PKEY_PREV,
-				   prev != index ? prev : next);
-	if (prev != index) {
-		ibk__pkey_set_link(t, c, prev, IBK__PKEY_NEXT,
+	if (IBK__SLOT_INDEX(word) != index) {
+		ibk__pkey_set_link(w, prev, IBK__PKEY_NEXT,
 				   next != index ? next : prev);
-		return;
-	}
-	pos = ibk__pkey_seek(t, c, pkey, &word);
-	if (next != index)
-		ibk__store(&h->slots[c][pos].word, (uint32_t)pkey << 16 | next,
+		if (next != index)
+			ibk__pkey_set_link(w, next, IBK__PKEY_PREV, prev);
+	} else if (next != index) {	/* the next index heads */
+		ibk__store(&w->slots[pos].word, (uint32_t)pkey << 16 | next,
 			   relaxed);
-	else
-		ibk__hash_remove(h, c, pos, t, ibk__pkey_word_home);
+	} else {
+		ibk__hash_remove(&w->t->hdr, w->c, pos, w->t,
+				 ibk__pkey_word_home);
+	}
 }
 
-/* Writer side: in copy @c, puts @index in the chain headed by @head, in
- * index order. True if @index is the new head, O(1); else walks the chain
- * to its place. */
-static inline bool ibk__pkey_chain_add(struct ibk_pkey_table *t, unsigned c,
+/* Writer side: puts @index in the chain headed by @head, in index order.
+ * True if @index is the new head, O(1); else walks the chain to its
+ * place. */
+static inline bool ibk__pkey_chain_add(const struct ibk__pkey_writer *w,
 				       uint32_t index, uint32_t head)
 {
 	uint32_t prev = head, next;
 
 	if (index < head) {
-		ibk__pkey_set_links(t, c, index, index, head);
-		ibk__pkey_set_link(t, c, head, IBK__PKEY_PREV, index);
+		ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, head);
+		ibk__pkey_set_link(w, head, IBK__PKEY_PREV, index);
 		return true;
 	}
-	while ((next = ibk__pkey_link(t, c, prev, IBK__PKEY_NEXT)) != prev &&
+	while ((next = ibk__pkey_link(w, prev, IBK__PKEY_NEXT)) != prev &&
 	       next < index)
 		prev = next;
 	if (next != prev)
-		ibk__pkey_set_link(t, c, next, IBK__PKEY_PREV, index);
+		ibk__pkey_set_link(w, next, IBK__PKEY_PREV, index);
 	else
 		next = index;	/* the new tail */
-	ibk__pkey_set_links(t, c, index, prev, next);
-	ibk__pkey_set_link(t, c, prev, IBK__PKEY_NEXT, index);
+	ibk__pkey_set_link(w, index, IBK__PKEY_PREV, prev);
+	ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, next);
+	ibk__pkey_set_link(w, prev, IBK__PKEY_NEXT, index);
 	return false;
 }
 
-/*
- * Writer side: in copy @c, @index now holds the valid @pkey: it joins the
- * key's chain, and heads it if lower than the rest. A new key takes the
- * first empty slot of its run; a new full key stops at its partition's
- * limited key, if there is one, takes its slot and moves it to the end of
- * the run: the full key stays first. Removal keeps the order.
- */
-static inline void ibk__pkey_index(struct ibk_pkey_table *t, unsigned c,
+/* Writer side: puts @word, a new key's, in slot @pos, where the walk for
+ * it stopped and @old stood. A limited key that stood there moves to the
+ * end of the run: the full key of a partition stays first. Removal keeps
+ * the order. */
+static inline void ibk__pkey_take_slot(const struct ibk__pkey_writer *w,
+				       uint32_t pos, uint32_t old,
+				       uint32_t word)
+{
+	ibk__store(&w->slots[pos].word, word, relaxed);
+	if (old)
+		ibk__hash_insert(&w->t->hdr, w->c, (pos + 1) & w->mask, old);
+}
+
+/* Writer side: @index now holds the valid @pkey: it joins the key's chain,
+ * and heads it if lower than the rest. */
+static inline void ibk__pkey_index(const struct ibk__pkey_writer *w,
 				   uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk_hash_slot *slots = t->hdr.slots[c];
 	uint32_t word = (uint32_t)pkey << 16 | index, old;
-	uint32_t pos = ibk__pkey_seek(t, c, pkey, &old);
+	uint32_t pos = ibk__pkey_seek(w, pkey, &old);
 
-	if (IBK__SLOT_KEY(old) == pkey) {
-		if (ibk__pkey_chain_add(t, c, index, IBK__SLOT_INDEX(old)))
-			ibk__store(&slots[pos].word, word, relaxed);
-		return;
+	if (IBK__SLOT_KEY(old) != pkey) {
+		ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, index);
+		ibk__pkey_take_slot(w, pos, old, word);
+	} else if (ibk__pkey_chain_add(w, index, IBK__SLOT_INDEX(old))) {
+		ibk__store(&w->slots[pos].word, word, relaxed);
 	}
-	ibk__pkey_set_links(t, c, index, index, index);
-	ibk__store(&slots[pos].word, word, relaxed);
-	if (old)
-		ibk__hash_insert(&t->hdr, c, (pos + 1) & t->hdr.hash_mask, old);
+}
+
+/* Writer side: sets link @end of entry @index to @to in both copies, for a
+ * build whose copy the other then copies. */
+static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
+				       uint32_t index, unsigned end,
+				       uint32_t to)
+{
+	struct ibk_pkey_cell *pair = ibk__pkey_link_pair(w, index, end);
+
+	ibk__store(&pair[0].pkey, (uint16_t)to, relaxed);
+	ibk__store(&pair[1].pkey, (uint16_t)to, relaxed);
+}
+
+/*
+ * Writer side, building a copy from the top index down: @index, below
+ * every index built so far, holds the valid @pkey, whose walk stopped at
+ * slot @pos holding @old, @pkey's own word if @held; it heads the key's
+ * chain in both copies. O(1).
+ */
+static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
+				      uint32_t index, ibk_pkey_t pkey,
+				      uint32_t pos, uint32_t old, bool held)
+{
+	uint32_t next = index;
+
+	if (held) {
+		next = IBK__SLOT_INDEX(old);
+		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
+		old = 0;
+	}
+	ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
+	ibk__pkey_take_slot(w, pos, old, (uint32_t)pkey << 16 | index);
+}
+
+/* Writer side: entries @n-1 down to 0 of @w's copy hold @pkeys, and the
+ * index their keys. */
+static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
+				   const ibk_pkey_t *pkeys, uint32_t n)
+{
+	uint32_t i, pos, old;
+
+	for (i = n; i > 0; i--) {
+		ibk_pkey_t pkey = pkeys[i - 1];
+
+		ibk__store(&w->keys[i - 1].pkey, pkey, relaxed);
+		if (!ibk_pkey_is_valid(pkey))
+			continue;
+		pos = ibk__pkey_seek(w, pkey, &old);
+		ibk__pkey_build_at(w, i - 1, pkey, pos, old,
+				   IBK__SLOT_KEY(old) == pkey);
+	}
+}
+
+/*
+ * Writer side: the same with one slot per 16-bit key, where partition b
+ * owns slots 2b and 2b + 1 (see ibk__pkey_home()). Each key has a fixed
+ * slot, full 2b, limited 2b + 1, so nothing is probed; then a partition
+ * holding only its limited key moves it to 2b, where a walk starts.
+ */
+static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
+					  const ibk_pkey_t *pkeys, uint32_t n)
+{
+	uint32_t i, pos, old;
+
+	for (i = n; i-- > 0;) {
+		ibk_pkey_t pkey = pkeys[i];
+
+		ibk__store(&w->keys[i].pkey, pkey, relaxed);
+		if (!ibk_pkey_is_valid(pkey))
+			continue;
+		/* 2b + 1 - full bit: a left rotation, flipping bit 0 */
+		pos = (uint16_t)(pkey << 1 | pkey >> 15) ^ 1u;
+		old = ibk__load(&w->slots[pos].word, relaxed);
+		ibk__pkey_build_at(w, i, pkey, pos, old, old != 0);
+	}
+	for (pos = 0; pos < IBK__PKEY_MAX_COPY_SLOTS; pos += 2) {
+		old = ibk__load(&w->slots[pos + 1].word, relaxed);
+		if (old && !ibk__load(&w->slots[pos].word, relaxed)) {
+			ibk__store(&w->slots[pos].word, old, relaxed);
+			ibk__store(&w->slots[pos + 1].word, 0u, relaxed);
+		}
+	}
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
- * and is no longer awaiting a refill. Indexes go in from the top down, so
- * each heads its key's chain: O(capacity + hash slots). */
+ * both copies' links their chains, and copy @c is no longer awaiting a
+ * refill. O(capacity + hash slots). */
 static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__table *h = &t->hdr;
-	struct ibk_pkey_cell *cells = t->cells[c];
+	struct ibk__pkey_writer w = ibk__pkey_writer(t, c);
 	uint32_t i;
 
-	ibk__hash_clear(h, c);
-	for (i = h->capacity; i > n; i--)
-		ibk__store(&cells[i - 1].pkey, (uint16_t)IBK_PKEY_INVALID,
+	ibk__hash_clear(&t->hdr, c);
+	for (i = n; i < t->hdr.capacity; i++)
+		ibk__store(&w.keys[i].pkey, (uint16_t)IBK_PKEY_INVALID,
 			   relaxed);
-	for (; i > 0; i--) {
-		ibk__store(&cells[i - 1].pkey, pkeys[i - 1], relaxed);
-		if (ibk_pkey_is_valid(pkeys[i - 1]))
-			ibk__pkey_index(t, c, i - 1, pkeys[i - 1]);
-	}
-	ibk__status_refilled(h, c);
+	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
+		ibk__pkey_build_direct(&w, pkeys, n);
+	else
+		ibk__pkey_build(&w, pkeys, n);
+	ibk__status_refilled(&t->hdr, c);
 }
 
-/* Writer side: copy @to becomes the other copy's twin, keys, links and
- * index word for word, and is no longer awaiting a refill. */
+/* Writer side: copy @to becomes the other copy's twin, keys and index
+ * word for word (the build wrote both copies' links), and is no longer
+ * awaiting a refill. */
 static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
 {
-	const struct ibk_pkey_cell *keys = t->cells[to ^ 1u];
-	const struct ibk_pkey_cell *links = t->links[to ^ 1u];
-	uint32_t i;
+	const struct ibk_pkey_cell *from = t->cells[to ^ 1u];
+	struct ibk_pkey_cell *keys = t->cells[to];
+	uint32_t i, n = t->hdr.capacity;
 
-	for (i = 0; i < t->hdr.capacity; i++) {
-		ibk__store(&t->cells[to][i].pkey,
-			   ibk__load(&keys[i].pkey, relaxed), relaxed);
-		ibk__store(&t->links[to][2 * i].pkey,
-			   ibk__load(&links[2 * i].pkey, relaxed), relaxed);
-		ibk__store(&t->links[to][2 * i + 1].pkey,
-			   ibk__load(&links[2 * i + 1].pkey, relaxed), relaxed);
-	}
+	for (i = 0; i < n; i++)
+		ibk__store(&keys[i].pkey, ibk__load(&from[i].pkey, relaxed),
+			   relaxed);
 	ibk__hash_copy(&t->hdr, to);
 	ibk__status_refilled(&t->hdr, to);
 }
@@ -1272,16 +1396,16 @@ static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
 static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 				 uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk_pkey_cell *cell = &t->cells[c][index];
-	ibk_pkey_t old = ibk__load(&cell->pkey, relaxed);
+	struct ibk__pkey_writer w = ibk__pkey_writer(t, c);
+	ibk_pkey_t old = ibk__load(&w.keys[index].pkey, relaxed);
 
 	if (old == pkey)
 		return;
 	if (ibk_pkey_is_valid(old))
-		ibk__pkey_unindex(t, c, index, old);
-	ibk__store(&cell->pkey, pkey, relaxed);
+		ibk__pkey_unindex(&w, index, old);
+	ibk__store(&w.keys[index].pkey, pkey, relaxed);
 	if (ibk_pkey_is_valid(pkey))
-		ibk__pkey_index(t, c, index, pkey);
+		ibk__pkey_index(&w, index, pkey);
 }
 
 /*
@@ -1311,11 +1435,11 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (rc != IBK_OK)
 		return rc;
 	t->hash_mul = t->hdr.hash_mask + 1 == IBK__PKEY_MAX_COPY_SLOTS ?
-		      1u << 17 : 0x9e3779b1u;
+		      IBK__PKEY_DIRECT_MUL : 0x9e3779b1u;
 	t->cells[0] = cells;
 	t->cells[1] = cells + capacity;
-	t->links[0] = cells + 2 * capacity;
-	t->links[1] = cells + 4 * capacity;
+	t->links[IBK__PKEY_PREV] = cells + 2 * capacity;
+	t->links[IBK__PKEY_NEXT] = cells + 4 * capacity;
 	for (i = 0; i < IBK_PKEY_CELLS(capacity); i++)
 		ibk__store(&cells[i].pkey, (uint16_t)IBK_PKEY_INVALID, relaxed);
 	return IBK_OK;
