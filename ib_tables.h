@@ -1014,10 +1014,12 @@ static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
  * entry's own index at the tail; a head's previous link is unused), are
  * 16-bit cells after both copies' keys, which no reader loads: all
  * previous links, then all next links, each entry's two copies side by
- * side, so that a refill writes both copies' links with one address. Taking an index out of its chain is O(1), and if
- * it was the head the slot takes the next one; putting one in walks its
- * key's chain to its place: O(1) but for duplicates of one key, which it
- * walks.
+ * side, so that a refill writes both copies' links at one address. Taking
+ * an index out of its chain is O(1), and if it was the head the slot
+ * takes the next one; putting one in walks its key's chain to its place:
+ * O(1) but for duplicates of one key, which it walks. A refill builds
+ * copy 0 from the top index down, each index heading its key's chain, so
+ * O(1) each, and copies keys and slots into copy 1.
  * ------------------------------------------------------------------------ */
 
 struct ibk_pkey_table {
@@ -1034,6 +1036,9 @@ struct ibk_pkey_ref {
 	ibk_pkey_t pkey;
 };
 
+/* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
+#define IBK__PKEY_DIRECT_MUL (1u << 17)
+
 /*
  * The home slot of a partition: the top bits of its base times hash_mul.
  * Below 65536 slots that is Fibonacci hashing, which spreads consecutive
@@ -1041,15 +1046,13 @@ struct ibk_pkey_ref {
  * partition owns two slots of its own, its full key's and its limited
  * key's: no collisions, and a probe never reads past them.
  */
-/* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
-#define IBK__PKEY_DIRECT_MUL (1u << 17)
-
 static inline uint32_t ibk__pkey_hash(ibk_pkey_t pkey, uint32_t mul,
 				      uint32_t shift)
 {
 	return ((uint32_t)ibk_pkey_base(pkey) * mul) >> shift;
 }
 
+/* @t's home slot for @pkey (see ibk__pkey_hash()). */
 static inline uint32_t ibk__pkey_home(const struct ibk_pkey_table *t,
 				      ibk_pkey_t pkey)
 {
@@ -1126,8 +1129,8 @@ struct ibk__pkey_writer {
 };
 
 /* Writer side: copy @c of @t, ready to update. */
-static inline struct ibk__pkey_writer ibk__pkey_writer(struct ibk_pkey_table *t,
-							unsigned c)
+static inline struct ibk__pkey_writer
+ibk__pkey_writer_of(struct ibk_pkey_table *t, unsigned c)
 {
 	struct ibk__pkey_writer w;
 
@@ -1362,7 +1365,7 @@ static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__pkey_writer w = ibk__pkey_writer(t, c);
+	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
 	uint32_t i;
 
 	ibk__hash_clear(&t->hdr, c);
@@ -1396,7 +1399,7 @@ static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
 static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 				 uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk__pkey_writer w = ibk__pkey_writer(t, c);
+	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
 	ibk_pkey_t old = ibk__load(&w.keys[index].pkey, relaxed);
 
 	if (old == pkey)
