@@ -66,19 +66,23 @@
  *   the fence and the acquire are plain loads). A write does its work
  *   twice: a refill rebuilds each copy, O(capacity + hash slots); a set
  *   updates each copy's entry and index, O(1) but for an entry whose key
- *   another index also holds, which scans for that index.
+ *   another index also holds: a GID set scans for that index, a P_Key set
+ *   walks the chain of that key's indexes (O(copies of the key)). A P_Key
+ *   refill builds one copy and copies its words into the other.
  *
  * Memory
  *   Both copies are the caller's: a P_Key table of capacity C takes
- *   IBK_PKEY_CELLS(C) 2-byte cells and IBK_PKEY_HASH_SLOTS(C) 4-byte hash
- *   slots, 36 bytes per entry when C is a power of two up to 16384, less
- *   than 68 otherwise, and 12 bytes per entry at C = 65536 (768 KiB). A GID
- *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
- *   72 bytes per entry for a power of two, less than 104 otherwise. Each
- *   copy's index is at most a quarter full: a find usually reads one slot.
- *   With IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead
- *   (an index at most half full, for firmware) the two take 20 and 56
- *   bytes per entry for a power of two.
+ *   IBK_PKEY_CELLS(C) 2-byte cells (per entry and copy its key and the
+ *   writer's two chain links, 12 bytes per entry) and
+ *   IBK_PKEY_HASH_SLOTS(C) 4-byte hash slots, 44 bytes per entry when C is
+ *   a power of two up to 16384, less than 76 otherwise, and 20 bytes per
+ *   entry at C = 65536 (1.25 MiB). A GID table takes IBK_GID_CELLS(C)
+ *   20-byte cells and IBK_HASH_SLOTS(C) slots: 72 bytes per entry for a
+ *   power of two, less than 104 otherwise. Each copy's index is at most a
+ *   quarter full: a find usually reads one slot. With
+ *   IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead (an
+ *   index at most half full, for firmware) the two take 28 and 56 bytes
+ *   per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
@@ -664,7 +668,10 @@ enum ibk_port_event {
  * either) slots, static or allocated, alive as long as the table. Each
  * copy's hash index is open addressing with linear probing over a
  * power-of-two slot array; a slot packs a 16-bit key or tag with the
- * 16-bit lowest table index holding it, and 0 marks it empty.
+ * 16-bit lowest table index holding it, and 0 marks it empty. A P_Key
+ * table takes three 2-byte cells per entry and copy: the entry's key,
+ * which readers load, and the two links of its key's chain of duplicates,
+ * which only the writer uses (see "P_Key table").
  *
  * The index is at most a quarter full with those slot counts. Where RAM
  * counts more than a few nanoseconds per find, as in firmware, a table
@@ -679,8 +686,9 @@ enum ibk_port_event {
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
 
-/* Cells for a table of @capacity: one per entry in each copy. */
-#define IBK_PKEY_CELLS(capacity)	(2u * (capacity))
+/* Cells for a table of @capacity: per entry in each copy, one GID cell, or
+ * three P_Key cells (its key and its two chain links). */
+#define IBK_PKEY_CELLS(capacity)	(6u * (capacity))
 #define IBK_GID_CELLS(capacity)		(2u * (capacity))
 
 #define IBK__SLOTS_IF(capacity, log2) \
@@ -723,7 +731,8 @@ struct ibk_hash_slot {
 	IBK__ATOMIC(uint32_t) word;
 };
 
-/* One P_Key table entry; an invalid key (base 0) is an empty slot. */
+/* One P_Key table entry, an invalid key (base 0) for an empty one; or, in
+ * the writer's chains, one link: a table index. */
 struct ibk_pkey_cell {
 	IBK__ATOMIC(uint16_t) pkey;
 };
@@ -921,6 +930,16 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 	return IBK_OK;
 }
 
+/* Writer side: empties copy @c's index. */
+static inline void ibk__hash_clear(struct ibk__table *h, unsigned c)
+{
+	struct ibk_hash_slot *slots = h->slots[c];
+	uint32_t i, n = h->hash_mask + 1;
+
+	for (i = 0; i < n; i++)
+		ibk__store(&slots[i].word, 0u, relaxed);
+}
+
 /* Writer side: puts @word in the first empty slot from @home. There is one:
  * an index holds fewer keys than slots (half of them at most, or, with one
  * slot per 16-bit P_Key, never the two invalid keys). */
@@ -965,6 +984,20 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
 	ibk__store(&slots[hole].word, 0u, relaxed);
 }
 
+/* Writer side: copy @to's index becomes the other copy's, word for word.
+ * A refill builds one copy's index and copies it, rather than probing
+ * for every key twice. */
+static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
+{
+	const struct ibk_hash_slot *from = h->slots[to ^ 1u];
+	struct ibk_hash_slot *slots = h->slots[to];
+	uint32_t i;
+
+	for (i = 0; i <= h->hash_mask; i++)
+		ibk__store(&slots[i].word, ibk__load(&from[i].word, relaxed),
+			   relaxed);
+}
+
 /* ------------------------------------------------------------------------
  * P_Key table
  *
@@ -974,11 +1007,25 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
  * probe run, and the writer keeps the full key's slot ahead of the limited
  * one's: the first slot of the partition in the run answers a find by
  * value, and a find costs the same whichever membership it finds.
+ *
+ * The writer keeps, per copy, each valid key's chain: the indexes holding
+ * it, in index order, doubly linked; the index in the key's slot heads it.
+ * An entry's two links, the previous and the next index of its chain (the
+ * entry's own index at the tail; a head's previous link is unused), are
+ * 16-bit cells after both copies' keys, which no reader loads: all
+ * previous links, then all next links, each entry's two copies side by
+ * side, so that a refill writes both copies' links at one address. Taking
+ * an index out of its chain is O(1), and if it was the head the slot
+ * takes the next one; putting one in walks its key's chain to its place:
+ * O(1) but for duplicates of one key, which it walks. A refill builds
+ * copy 0 from the top index down, each index heading its key's chain, so
+ * O(1) each, and copies keys and slots into copy 1.
  * ------------------------------------------------------------------------ */
 
 struct ibk_pkey_table {
 	struct ibk__table hdr;
-	struct ibk_pkey_cell *cells[2];	/* per copy */
+	struct ibk_pkey_cell *cells[2];	/* per copy: the entries' keys */
+	struct ibk_pkey_cell *links[2];	/* previous, next links: see above */
 	uint32_t hash_mul;		/* see ibk__pkey_home() */
 };
 
@@ -989,6 +1036,9 @@ struct ibk_pkey_ref {
 	ibk_pkey_t pkey;
 };
 
+/* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
+#define IBK__PKEY_DIRECT_MUL (1u << 17)
+
 /*
  * The home slot of a partition: the top bits of its base times hash_mul.
  * Below 65536 slots that is Fibonacci hashing, which spreads consecutive
@@ -996,11 +1046,17 @@ struct ibk_pkey_ref {
  * partition owns two slots of its own, its full key's and its limited
  * key's: no collisions, and a probe never reads past them.
  */
+static inline uint32_t ibk__pkey_hash(ibk_pkey_t pkey, uint32_t mul,
+				      uint32_t shift)
+{
+	return ((uint32_t)ibk_pkey_base(pkey) * mul) >> shift;
+}
+
+/* @t's home slot for @pkey (see ibk__pkey_hash()). */
 static inline uint32_t ibk__pkey_home(const struct ibk_pkey_table *t,
 				      ibk_pkey_t pkey)
 {
-	return ((uint32_t)ibk_pkey_base(pkey) * t->hash_mul) >>
-	       t->hdr.hash_shift;
+	return ibk__pkey_hash(pkey, t->hash_mul, t->hdr.hash_shift);
 }
 
 static inline uint32_t ibk__pkey_word_home(const void *table, unsigned c,
@@ -1054,92 +1110,305 @@ static inline uint32_t ibk__pkey_find_word(const struct ibk_pkey_table *t,
 	return word;
 }
 
-/* Writer side: in copy @c, @index no longer holds @pkey; point its slot at
- * the next index holding it, or empty the slot. O(capacity) at worst. */
-static inline void ibk__pkey_unindex(struct ibk_pkey_table *t, unsigned c,
-				     uint32_t index, ibk_pkey_t pkey)
-{
-	struct ibk__table *h = &t->hdr;
-	const struct ibk_pkey_cell *cells = t->cells[c];
-	uint32_t word, j;
-	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &word);
+/* Which link of an entry: the previous or the next index of its chain. */
+#define IBK__PKEY_PREV 0u
+#define IBK__PKEY_NEXT 1u
 
-	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
-		return;		/* a lower index still holds it */
-	for (j = index + 1; j < h->capacity; j++) {
-		if (ibk__load(&cells[j].pkey, relaxed) == pkey) {
-			ibk__store(&h->slots[c][pos].word,
-				   (uint32_t)pkey << 16 | j, relaxed);
-			return;
-		}
-	}
-	ibk__hash_remove(h, c, (uint32_t)pos, t, ibk__pkey_word_home);
+/*
+ * Writer side: one copy of @t as its writer sees it, the table's fields
+ * read once: the relaxed stores of an update would otherwise make the
+ * compiler load them again from the table before each use.
+ */
+struct ibk__pkey_writer {
+	struct ibk_pkey_table *t;
+	struct ibk_hash_slot *slots;
+	struct ibk_pkey_cell *keys;
+	struct ibk_pkey_cell *links[2];	/* previous, next: both copies' */
+	uint32_t mask, mul, shift;
+	unsigned c;
+};
+
+/* Writer side: copy @c of @t, ready to update. */
+static inline struct ibk__pkey_writer
+ibk__pkey_writer_of(struct ibk_pkey_table *t, unsigned c)
+{
+	struct ibk__pkey_writer w;
+
+	w.t = t;
+	w.slots = t->hdr.slots[c];
+	w.keys = t->cells[c];
+	w.links[IBK__PKEY_PREV] = t->links[IBK__PKEY_PREV];
+	w.links[IBK__PKEY_NEXT] = t->links[IBK__PKEY_NEXT];
+	w.mask = t->hdr.hash_mask;
+	w.mul = t->hash_mul;
+	w.shift = t->hdr.hash_shift;
+	w.c = c;
+	return w;
+}
+
+/* Writer side: link @end of entry @index in both copies, copy 0's first
+ * (the offset is a size_t so that the compiler may fold it into the
+ * address). */
+static inline struct ibk_pkey_cell *
+ibk__pkey_link_pair(const struct ibk__pkey_writer *w, uint32_t index,
+		    unsigned end)
+{
+	return &w->links[end][2 * (size_t)index];
+}
+
+/* Writer side: link @end of entry @index: the neighbouring index holding
+ * the same key; the next link of the tail is @index itself, the previous
+ * link of the head unused (the key's slot says which index heads). */
+static inline uint32_t ibk__pkey_link(const struct ibk__pkey_writer *w,
+				      uint32_t index, unsigned end)
+{
+	return ibk__load(&ibk__pkey_link_pair(w, index, end)[w->c].pkey,
+			 relaxed);
+}
+
+/* Writer side: sets link @end of entry @index to @to. */
+static inline void ibk__pkey_set_link(const struct ibk__pkey_writer *w,
+				      uint32_t index, unsigned end,
+				      uint32_t to)
+{
+	ibk__store(&ibk__pkey_link_pair(w, index, end)[w->c].pkey,
+		   (uint16_t)to, relaxed);
 }
 
 /*
- * Writer side: in copy @c, @index now holds the valid @pkey. A new full
- * key takes the slot of its partition's limited key, if there is one, and
- * that moves to the end of the run: the full key stays first. Removal
- * keeps the order.
+ * Writer side: where the walk for the valid @pkey from its home stops: at
+ * the slot holding @pkey, at the first empty slot, or, for a full key, at
+ * its partition's limited key, which a full key would stand ahead of.
+ * Returns the position and sets *@word to the slot's word. There is an
+ * empty slot: an index never fills up.
  */
-static inline void ibk__pkey_index(struct ibk_pkey_table *t, unsigned c,
+static inline uint32_t ibk__pkey_seek(const struct ibk__pkey_writer *w,
+				      ibk_pkey_t pkey, uint32_t *word)
+{
+	uint32_t full = pkey & IBK_PKEY_FULL_MEMBER;
+	uint32_t pos = ibk__pkey_hash(pkey, w->mul, w->shift), v;
+
+	for (;; pos = (pos + 1) & w->mask) {
+		v = ibk__load(&w->slots[pos].word, relaxed);
+		if (v == 0 || (IBK__SLOT_KEY(v) | full) == pkey)
+			break;
+	}
+	*word = v;
+	return pos;
+}
+
+/* Writer side: @index no longer holds @pkey: takes it out of the key's
+ * chain, O(1); if it was the head, the key's slot takes the next index,
+ * or empties. */
+static inline void ibk__pkey_unindex(const struct ibk__pkey_writer *w,
+				     uint32_t index, ibk_pkey_t pkey)
+{
+	uint32_t word, pos = ibk__pkey_seek(w, pkey, &word);
+	uint32_t prev = ibk__pkey_link(w, index, IBK__PKEY_PREV);
+	uint32_t next = ibk__pkey_link(w, index, IBK__PKEY_NEXT);
+
+	if (IBK__SLOT_INDEX(word) != index) {
+		ibk__pkey_set_link(w, prev, IBK__PKEY_NEXT,
+				   next != index ? next : prev);
+		if (next != index)
+			ibk__pkey_set_link(w, next, IBK__PKEY_PREV, prev);
+	} else if (next != index) {	/* the next index heads */
+		ibk__store(&w->slots[pos].word, (uint32_t)pkey << 16 | next,
+			   relaxed);
+	} else {
+		ibk__hash_remove(&w->t->hdr, w->c, pos, w->t,
+				 ibk__pkey_word_home);
+	}
+}
+
+/* Writer side: puts @index in the chain headed by @head, in index order.
+ * True if @index is the new head, O(1); else walks the chain to its
+ * place. */
+static inline bool ibk__pkey_chain_add(const struct ibk__pkey_writer *w,
+				       uint32_t index, uint32_t head)
+{
+	uint32_t prev = head, next;
+
+	if (index < head) {
+		ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, head);
+		ibk__pkey_set_link(w, head, IBK__PKEY_PREV, index);
+		return true;
+	}
+	while ((next = ibk__pkey_link(w, prev, IBK__PKEY_NEXT)) != prev &&
+	       next < index)
+		prev = next;
+	if (next != prev)
+		ibk__pkey_set_link(w, next, IBK__PKEY_PREV, index);
+	else
+		next = index;	/* the new tail */
+	ibk__pkey_set_link(w, index, IBK__PKEY_PREV, prev);
+	ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, next);
+	ibk__pkey_set_link(w, prev, IBK__PKEY_NEXT, index);
+	return false;
+}
+
+/* Writer side: puts @word, a new key's, in slot @pos, where the walk for
+ * it stopped and @old stood. A limited key that stood there moves to the
+ * end of the run: the full key of a partition stays first. Removal keeps
+ * the order. */
+static inline void ibk__pkey_take_slot(const struct ibk__pkey_writer *w,
+				       uint32_t pos, uint32_t old,
+				       uint32_t word)
+{
+	ibk__store(&w->slots[pos].word, word, relaxed);
+	if (old)
+		ibk__hash_insert(&w->t->hdr, w->c, (pos + 1) & w->mask, old);
+}
+
+/* Writer side: @index now holds the valid @pkey: it joins the key's chain,
+ * and heads it if lower than the rest. */
+static inline void ibk__pkey_index(const struct ibk__pkey_writer *w,
 				   uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk_hash_slot *slots = t->hdr.slots[c];
 	uint32_t word = (uint32_t)pkey << 16 | index, old;
-	int pos = ibk__pkey_probe(t, c, pkey, 0xffffu, &old);
+	uint32_t pos = ibk__pkey_seek(w, pkey, &old);
 
-	if (pos >= 0) {
-		if (IBK__SLOT_INDEX(old) > index)
-			ibk__store(&slots[pos].word, word, relaxed);
-		return;
+	if (IBK__SLOT_KEY(old) != pkey) {
+		ibk__pkey_set_link(w, index, IBK__PKEY_NEXT, index);
+		ibk__pkey_take_slot(w, pos, old, word);
+	} else if (ibk__pkey_chain_add(w, index, IBK__SLOT_INDEX(old))) {
+		ibk__store(&w->slots[pos].word, word, relaxed);
 	}
-	if (ibk_pkey_is_full(pkey)) {
-		pos = ibk__pkey_probe(t, c, ibk_pkey_to_limited(pkey), 0xffffu,
-				      &old);
-		if (pos >= 0) {
-			ibk__store(&slots[pos].word, word, relaxed);
-			word = old;
+}
+
+/* Writer side: sets link @end of entry @index to @to in both copies, for a
+ * build whose copy the other then copies. */
+static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
+				       uint32_t index, unsigned end,
+				       uint32_t to)
+{
+	struct ibk_pkey_cell *pair = ibk__pkey_link_pair(w, index, end);
+
+	ibk__store(&pair[0].pkey, (uint16_t)to, relaxed);
+	ibk__store(&pair[1].pkey, (uint16_t)to, relaxed);
+}
+
+/*
+ * Writer side, building a copy from the top index down: @index, below
+ * every index built so far, holds the valid @pkey, whose walk stopped at
+ * slot @pos holding @old, @pkey's own word if @held; it heads the key's
+ * chain in both copies. O(1).
+ */
+static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
+				      uint32_t index, ibk_pkey_t pkey,
+				      uint32_t pos, uint32_t old, bool held)
+{
+	uint32_t next = index;
+
+	if (held) {
+		next = IBK__SLOT_INDEX(old);
+		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
+		old = 0;
+	}
+	ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
+	ibk__pkey_take_slot(w, pos, old, (uint32_t)pkey << 16 | index);
+}
+
+/* Writer side: entries @n-1 down to 0 of @w's copy hold @pkeys, and the
+ * index their keys. */
+static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
+				   const ibk_pkey_t *pkeys, uint32_t n)
+{
+	uint32_t i, pos, old;
+
+	for (i = n; i > 0; i--) {
+		ibk_pkey_t pkey = pkeys[i - 1];
+
+		ibk__store(&w->keys[i - 1].pkey, pkey, relaxed);
+		if (!ibk_pkey_is_valid(pkey))
+			continue;
+		pos = ibk__pkey_seek(w, pkey, &old);
+		ibk__pkey_build_at(w, i - 1, pkey, pos, old,
+				   IBK__SLOT_KEY(old) == pkey);
+	}
+}
+
+/*
+ * Writer side: the same with one slot per 16-bit key, where partition b
+ * owns slots 2b and 2b + 1 (see ibk__pkey_home()). Each key has a fixed
+ * slot, full 2b, limited 2b + 1, so nothing is probed; then a partition
+ * holding only its limited key moves it to 2b, where a walk starts.
+ */
+static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
+					  const ibk_pkey_t *pkeys, uint32_t n)
+{
+	uint32_t i, pos, old;
+
+	for (i = n; i-- > 0;) {
+		ibk_pkey_t pkey = pkeys[i];
+
+		ibk__store(&w->keys[i].pkey, pkey, relaxed);
+		if (!ibk_pkey_is_valid(pkey))
+			continue;
+		/* 2b + 1 - full bit: a left rotation, flipping bit 0 */
+		pos = (uint16_t)(pkey << 1 | pkey >> 15) ^ 1u;
+		old = ibk__load(&w->slots[pos].word, relaxed);
+		ibk__pkey_build_at(w, i, pkey, pos, old, old != 0);
+	}
+	for (pos = 0; pos < IBK__PKEY_MAX_COPY_SLOTS; pos += 2) {
+		old = ibk__load(&w->slots[pos + 1].word, relaxed);
+		if (old && !ibk__load(&w->slots[pos].word, relaxed)) {
+			ibk__store(&w->slots[pos].word, old, relaxed);
+			ibk__store(&w->slots[pos + 1].word, 0u, relaxed);
 		}
 	}
-	ibk__hash_insert(&t->hdr, c, ibk__pkey_home(t, pkey), word);
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
- * and is no longer awaiting a refill. */
+ * both copies' links their chains, and copy @c is no longer awaiting a
+ * refill. O(capacity + hash slots). */
 static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__table *h = &t->hdr;
+	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
 	uint32_t i;
 
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[c][i].word, 0u, relaxed);
-	for (i = 0; i < h->capacity; i++) {
-		ibk_pkey_t pkey = i < n ? pkeys[i] :
-				  (ibk_pkey_t)IBK_PKEY_INVALID;
+	ibk__hash_clear(&t->hdr, c);
+	for (i = n; i < t->hdr.capacity; i++)
+		ibk__store(&w.keys[i].pkey, (uint16_t)IBK_PKEY_INVALID,
+			   relaxed);
+	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
+		ibk__pkey_build_direct(&w, pkeys, n);
+	else
+		ibk__pkey_build(&w, pkeys, n);
+	ibk__status_refilled(&t->hdr, c);
+}
 
-		ibk__store(&t->cells[c][i].pkey, pkey, relaxed);
-		if (ibk_pkey_is_valid(pkey))
-			ibk__pkey_index(t, c, i, pkey);
-	}
-	ibk__status_refilled(h, c);
+/* Writer side: copy @to becomes the other copy's twin, keys and index
+ * word for word (the build wrote both copies' links), and is no longer
+ * awaiting a refill. */
+static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
+{
+	const struct ibk_pkey_cell *from = t->cells[to ^ 1u];
+	struct ibk_pkey_cell *keys = t->cells[to];
+	uint32_t i, n = t->hdr.capacity;
+
+	for (i = 0; i < n; i++)
+		ibk__store(&keys[i].pkey, ibk__load(&from[i].pkey, relaxed),
+			   relaxed);
+	ibk__hash_copy(&t->hdr, to);
+	ibk__status_refilled(&t->hdr, to);
 }
 
 /* Writer side: copy @c's entry @index holds @pkey. */
 static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 				 uint32_t index, ibk_pkey_t pkey)
 {
-	struct ibk_pkey_cell *cell = &t->cells[c][index];
-	ibk_pkey_t old = ibk__load(&cell->pkey, relaxed);
+	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
+	ibk_pkey_t old = ibk__load(&w.keys[index].pkey, relaxed);
 
 	if (old == pkey)
 		return;
 	if (ibk_pkey_is_valid(old))
-		ibk__pkey_unindex(t, c, index, old);
-	ibk__store(&cell->pkey, pkey, relaxed);
+		ibk__pkey_unindex(&w, index, old);
+	ibk__store(&w.keys[index].pkey, pkey, relaxed);
 	if (ibk_pkey_is_valid(pkey))
-		ibk__pkey_index(t, c, index, pkey);
+		ibk__pkey_index(&w, index, pkey);
 }
 
 /*
@@ -1169,9 +1438,11 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (rc != IBK_OK)
 		return rc;
 	t->hash_mul = t->hdr.hash_mask + 1 == IBK__PKEY_MAX_COPY_SLOTS ?
-		      1u << 17 : 0x9e3779b1u;
+		      IBK__PKEY_DIRECT_MUL : 0x9e3779b1u;
 	t->cells[0] = cells;
 	t->cells[1] = cells + capacity;
+	t->links[IBK__PKEY_PREV] = cells + 2 * capacity;
+	t->links[IBK__PKEY_NEXT] = cells + 4 * capacity;
 	for (i = 0; i < IBK_PKEY_CELLS(capacity); i++)
 		ibk__store(&cells[i].pkey, (uint16_t)IBK_PKEY_INVALID, relaxed);
 	return IBK_OK;
@@ -1210,7 +1481,7 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 		return IBK_ESTALE;
 	ibk__pkey_fill(t, 0, pkeys, n);
 	ibk_latch_write_switch(&t->hdr.latch);
-	ibk__pkey_fill(t, 1, pkeys, n);
+	ibk__pkey_copy(t, 1);
 	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }

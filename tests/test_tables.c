@@ -8,7 +8,9 @@
  *  - P_Key find by value and exact find against linear-scan models of
  *    "compare bases, prefer full, lowest index" on thousands of random
  *    tables with duplicates and both memberships, capacities 1, 2, 3, 128
- *    and 65536, through refills and random single-entry sets;
+ *    and 65536, through refills and random single-entry sets; and on
+ *    tables of a few partitions (long chains of duplicates) through sets,
+ *    SubnSet blocks and refills, capacities 16 to 65536;
  *  - GID find (any type, one type) against a linear scan, same way;
  *  - port states, events, the "awaiting refill" window, every error code;
  *  - references going stale after each kind of change, and only then;
@@ -192,24 +194,26 @@ static void test_sizing(void)
 		      IBK_PKEY_HASH_SLOTS(cap) / 2),
 		      "IBK_*HASH_SLOTS_MIN(%u) = %u, %u", cap,
 		      IBK_HASH_SLOTS_MIN(cap), IBK_PKEY_HASH_SLOTS_MIN(cap));
-		check(&c, IBK_PKEY_CELLS(cap) == 2 * cap &&
+		check(&c, IBK_PKEY_CELLS(cap) == 6 * cap &&
 		      IBK_GID_CELLS(cap) == 2 * cap,
-		      "IBK_*_CELLS(%u) != 2 x %u", cap, cap);
+		      "IBK_PKEY_CELLS(%u) != 6 x %u or IBK_GID_CELLS != 2 x",
+		      cap, cap);
 	}
 	tap_ok(c.bad == 0, "for both latch copies: IBK_HASH_SLOTS(c) is twice "
 	       "the least power of two >= 4c, IBK_PKEY_HASH_SLOTS(c) twice "
 	       "that but at most 65536, the _MIN counts half those (P_Key: "
-	       "65536 per copy from c > 16384 on), the cells 2c, "
-	       "c = 1..65536 (%lu checked)", c.done);
+	       "65536 per copy from c > 16384 on), the cells 6c (P_Key: key "
+	       "and two chain links) and 2c (GID), c = 1..65536 (%lu "
+	       "checked)", c.done);
 	tap_ok(IBK_HASH_SLOTS(MAX_CAP + 1) == 0 &&
 	       IBK_PKEY_HASH_SLOTS(MAX_CAP + 1) == 0,
 	       "the sizes above capacity 65536 are 0");
 	tap_ok(sizeof(sized) / sizeof(sized[0]) == 1024 &&
 	       sizeof(pk_sized) / sizeof(pk_sized[0]) == 131072 &&
-	       sizeof(pk_c) / sizeof(pk_c[0]) == 200 &&
+	       sizeof(pk_c) / sizeof(pk_c[0]) == 600 &&
 	       sizeof(gid_c) / sizeof(gid_c[0]) == 200,
 	       "the sizes are constant expressions (arrays of 1024, 131072, "
-	       "200, 200)");
+	       "600, 200)");
 	tap_diag("index bytes per entry, both copies: P_Key %.2f at capacity "
 		 "128, %.2f at 65, %.2f at 65536; GID %.2f at 128, %.2f at 65",
 		 4.0 * IBK_PKEY_HASH_SLOTS(128) / 128,
@@ -353,6 +357,127 @@ static void test_pkey_find_model(uint32_t cap, unsigned tables,
 	tap_ok(c.bad == 0, "P_Key find and find_exact match the linear-scan "
 	       "models: capacity %u, %u tables x %u sets, %ux slots "
 	       "(%lu checks)", cap, tables, sets, slot_mult, c.done);
+}
+
+/*
+ * Where entry @i stands among the entries holding its key in the model, as
+ * the writer's chain of that key must see it: 0 alone, 1 first of several
+ * (the key's slot moves on), 2 in between, 3 last of several.
+ */
+static unsigned model_chain_place(uint32_t cap, uint32_t i)
+{
+	unsigned key = model_pk[i];
+	bool before = false, after = false;
+	uint32_t j;
+
+	for (j = 0; j < cap; j++)
+		if (j != i && model_pk[j] == key) {
+			before = before || j < i;
+			after = after || j > i;
+		}
+	return before ? (after ? 2u : 3u) : (after ? 1u : 0u);
+}
+
+/* The key of a chain test: one of @nbases pool partitions, either
+ * membership, or one of the two invalid keys, 1 in 8. */
+static ibk_pkey_t chain_key(uint32_t nbases)
+{
+	uint32_t r = test_rng_below(16);
+
+	if (r < 2)
+		return r ? 0x8000 : 0x0000;
+	return (ibk_pkey_t)(base_pool[test_rng_below(nbases)] |
+			    (r & 1 ? 0x8000u : 0));
+}
+
+/* Every find and exact find of @key's partition, both memberships. */
+static void check_pkey_partition(struct check *c, uint32_t cap, unsigned key)
+{
+	check_pkey_key(c, cap, key);
+	check_pkey_key(c, cap, key ^ 0x8000u);
+}
+
+/*
+ * Sets, SubnSet(P_KeyTable) blocks and refills in random order on tables
+ * drawn from few partitions (one for 16 entries), so every key has a chain
+ * of duplicates and most partitions both memberships: after each step,
+ * find and
+ * find_exact of every key the step touched (both memberships) against the
+ * plain-array model, whose find takes the lowest full-member index of the
+ * partition, else the lowest limited one (the kernel's
+ * ib_find_cached_pkey()). Counts where in its key's chain each entry a
+ * step overwrote stood, and requires every place to have been seen.
+ */
+static void test_pkey_chain_model(uint32_t cap, unsigned steps,
+				  uint32_t slot_mult)
+{
+	struct check c = { 0, 0 };
+	unsigned long place[4] = { 0, 0, 0, 0 };
+	ibk_pkey_t block[IBK_PKEY_BLOCK_ENTRIES], old[IBK_PKEY_BLOCK_ENTRIES];
+	uint32_t nbases = cap / 16 + 2 + test_rng_below(6), i, k, first;
+	unsigned step, op;
+
+	port_setup(cap, 1, slot_mult);
+	base_pool_fill(nbases);
+	for (i = 0; i < cap; i++)
+		model_pk[i] = chain_key(nbases);
+	check(&c, pk_refill(&port.pkeys, model_pk, cap) == IBK_OK,
+	      "first refill failed");
+	for (step = 0; step < steps; step++) {
+		op = test_rng_below(16);
+		if (op == 0) {		/* a refill, sometimes shorter */
+			uint32_t n = test_rng_below(cap + 1);
+
+			for (i = 0; i < cap; i++)
+				model_pk[i] = i < n ? chain_key(nbases) : 0;
+			check(&c, pk_refill(&port.pkeys, model_pk, n) == IBK_OK,
+			      "refill failed");
+			for (k = 0; k < 64; k++)	/* 64 of the partitions */
+				check_pkey_partition(&c, cap, base_pool[
+					test_rng_below(nbases)]);
+		} else if (op == 1) {	/* a block, as the SMA applies it */
+			first = test_rng_below((cap + 31) / 32) * 32;
+			for (k = 0; k < IBK_PKEY_BLOCK_ENTRIES; k++) {
+				block[k] = chain_key(nbases);
+				old[k] = first + k < cap ? model_pk[first + k] : 0;
+				if (first + k < cap && old[k] != block[k] &&
+				    pkey_base_nonzero(old[k]))
+					place[model_chain_place(cap,
+								first + k)]++;
+			}
+			for (k = 0; k < IBK_PKEY_BLOCK_ENTRIES &&
+				    first + k < cap; k++)
+				model_pk[first + k] = block[k];
+			check(&c, ibk_pkey_table_apply_block(&port.pkeys,
+							     first / 32,
+							     block) == IBK_OK,
+			      "apply_block failed");
+			for (k = 0; k < IBK_PKEY_BLOCK_ENTRIES; k++) {
+				check_pkey_partition(&c, cap, old[k]);
+				check_pkey_partition(&c, cap, block[k]);
+			}
+		} else {		/* one entry */
+			unsigned was, key = chain_key(nbases);
+
+			i = test_rng_below(cap);
+			was = model_pk[i];
+			if (was != key && pkey_base_nonzero(was))
+				place[model_chain_place(cap, i)]++;
+			model_pk[i] = (ibk_pkey_t)key;
+			check(&c, ibk_pkey_table_set(&port.pkeys, i,
+						     (ibk_pkey_t)key) == IBK_OK,
+			      "set failed");
+			check_pkey_partition(&c, cap, was);
+			check_pkey_partition(&c, cap, key);
+		}
+	}
+	tap_ok(c.bad == 0 && place[1] && place[2] && place[3],
+	       "P_Key sets, blocks and refills on %u partitions with "
+	       "duplicate chains match the plain-array model: capacity %u, "
+	       "%ux slots, %u steps; entries overwritten alone %lu, first %lu, "
+	       "in between %lu, last %lu of their key's chain (%lu checks)",
+	       nbases, cap, slot_mult, steps, place[0], place[1], place[2],
+	       place[3], c.done);
 }
 
 /* A full 65536-entry table: every one of the 65536 keys, exhaustively,
@@ -2426,14 +2551,15 @@ static void test_never_fresh(void)
 	       "never fresh (%lu checks, ended at 0x%08x)", c.done, prev);
 }
 
-/* True if every cell and hash slot of both copies of both tables is empty
+/* True if every entry and hash slot of both copies of both tables is empty
  * (white box: what ibk_port_reset() must leave). */
 static bool port_storage_empty(uint32_t pk_cap, uint32_t gid_cap)
 {
 	uint32_t i, k;
 
-	for (i = 0; i < IBK_PKEY_CELLS(pk_cap); i++)
-		if (atomic_load(&pk_cells[i].pkey) != 0)
+	for (i = 0; i < pk_cap; i++)	/* the keys; links are no contents */
+		if (atomic_load(&port.pkeys.cells[0][i].pkey) != 0 ||
+		    atomic_load(&port.pkeys.cells[1][i].pkey) != 0)
 			return false;
 	for (i = 0; i < IBK_GID_CELLS(gid_cap); i++)
 		for (k = 0; k < 4; k++)
@@ -2616,6 +2742,12 @@ int main(void)
 	test_pkey_find_model(128, 200, 64, 128);	/* 65536: direct */
 	test_pkey_find_model(20000, 4, 300, 1);		/* 65536: direct */
 	test_pkey_find_model(MAX_CAP, 3, 150, 1);
+	test_pkey_chain_model(16, 4000, 1);
+	test_pkey_chain_model(100, 4000, 1);
+	test_pkey_chain_model(100, 2000, 4);
+	test_pkey_chain_model(1000, 2000, 16);		/* 65536: direct */
+	test_pkey_chain_model(4096, 600, 1);
+	test_pkey_chain_model(MAX_CAP, 150, 1);
 	test_pkey_find_exhaustive();
 	test_gid_basics();
 	test_gid_find_model(1, 2000, 4, 8, 1);
