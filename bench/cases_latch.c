@@ -11,9 +11,13 @@
  *                 peer's whole write: a fresh copy and a grace period for
  *                 RCU, a write section for a sequence lock)
  *   set_one       the writer's cost of one entry set (the same)
+ *   cached_get    cached_read_1t's gets in one thread and no writer, so
+ *                 that ibk-bench-proc offers them (callgrind counts each
+ *                 side's instructions per read, the peers' included)
  *
  * This file counts the latch's read retries (IBK_LATCH_RETRY_HOOK) and is
  * the only one that does: the other cases' reads stay as users build them.
+ * The hook runs only when a read is redone, which cached_get's never are.
  */
 #include "bench.h"
 #include "baseline.h"
@@ -922,6 +926,161 @@ static int set_check(void *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * cached_get: cached_read_1t's reads alone, one thread, no writer
+ *
+ * The table and the input mix of cached_read_1t (128 random valid keys,
+ * 4096 random indexes walked in order), each peer reading with its own
+ * reader loop (a QSBR quiescent state every BENCH_RX_BURST reads). Single
+ * threaded, so that ibk-bench-proc and callgrind can run it.
+ * ------------------------------------------------------------------------ */
+
+#define GET_LEN 128		/* a typical HCA P_Key table */
+#define GET_INDEXES 4096	/* random indexes, walked in order */
+
+/* A peer's cache of the table, as a side's context. */
+struct get_peer {
+	const struct bench_peer *ops;
+	void *cache;
+	const uint32_t *index;
+};
+
+struct get_tables {
+	struct ibk_pkey_table t;	/* first: 64-byte aligned */
+	_Alignas(64) struct base_pkey_cache cache;	/* own cache line */
+	struct ibk_pkey_cell cells[IBK_PKEY_CELLS(GET_LEN)];
+	struct ibk_hash_slot slots[IBK_PKEY_HASH_SLOTS(GET_LEN)];
+	ibk_pkey_t contents[GET_LEN];
+	uint32_t index[GET_INDEXES];
+	struct get_peer peers[BENCH_MAX_PEERS];
+	unsigned npeers;
+};
+
+/* The library's table, the rwlock cache and every peer, all holding the
+ * same random keys. */
+static void *get_setup(const struct bench_case *c)
+{
+	struct get_tables *g = bench_alloc(sizeof(*g));
+	struct bench_rng r = { 0x1b1b0031 };
+	uint32_t i;
+
+	(void)c;
+	for (i = 0; i < GET_LEN; i++)
+		g->contents[i] = bench_random_pkey(&r);
+	for (i = 0; i < GET_INDEXES; i++)
+		g->index[i] = bench_rng_below(&r, GET_LEN);
+	if (ibk_pkey_table_init(&g->t, g->cells, GET_LEN, g->slots,
+				IBK_PKEY_HASH_SLOTS(GET_LEN)) ||
+	    ibk_pkey_table_set_state(&g->t, IBK_PORT_ACTIVE) ||
+	    ibk_pkey_table_refill(&g->t, g->contents, GET_LEN,
+				  ibk_pkey_table_refill_ticket(&g->t)))
+		latch_fail("cannot set up a 128-entry P_Key table");
+	pthread_rwlock_init(&g->cache.lock, NULL);
+	g->cache.table = bench_alloc(GET_LEN * sizeof(uint16_t));
+	base_cache_refill(&g->cache, g->contents, GET_LEN);
+	for (i = 0; i < bench_npeers; i++) {
+		struct get_peer *p = &g->peers[g->npeers++];
+
+		p->ops = bench_peers[i];
+		p->cache = p->ops->create(g->contents, GET_LEN);
+		p->index = g->index;
+	}
+	return g;
+}
+
+static void get_teardown(void *ctx)
+{
+	struct get_tables *g = ctx;
+	unsigned i;
+
+	for (i = 0; i < g->npeers; i++) {
+		if (g->peers[i].ops->exit)
+			g->peers[i].ops->exit();
+		g->peers[i].ops->destroy(g->peers[i].cache);
+	}
+	pthread_rwlock_destroy(&g->cache.lock);
+	free(g->cache.table);
+	free(g);
+}
+
+/* The library's gets, as cached_read_lib() does them. */
+__attribute__((noinline))
+static uint64_t get_lib(void *ctx, uint64_t iters)
+{
+	struct get_tables *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ibk_pkey_t pkey = 0;
+
+		sum += (uint64_t)ibk_pkey_table_get(&g->t,
+				g->index[i % GET_INDEXES], &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* The rwlock cache's gets: rdlock, read, unlock. */
+__attribute__((noinline))
+static uint64_t get_base(void *ctx, uint64_t iters)
+{
+	struct get_tables *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		uint16_t pkey = 0;
+
+		sum += (uint64_t)base_cache_get(&g->cache,
+				g->index[i % GET_INDEXES], &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* A peer's own reader loop over the same indexes in the same order. */
+__attribute__((noinline))
+static uint64_t get_peer(void *ctx, uint64_t iters)
+{
+	struct get_peer *p = ctx;
+
+	return p->ops->get_loop(p->cache, p->index, GET_INDEXES - 1, 0, iters);
+}
+
+static unsigned get_peers(void *ctx, struct bench_side *sides)
+{
+	struct get_tables *g = ctx;
+	unsigned i;
+
+	for (i = 0; i < g->npeers; i++)
+		sides[i] = (struct bench_side){ g->peers[i].ops->name, get_peer,
+						&g->peers[i] };
+	return g->npeers;
+}
+
+/* The rwlock cache and every peer give the library's entry at every
+ * index, and the peers its index for every key of the table. */
+static int get_check(void *ctx)
+{
+	struct get_tables *g = ctx;
+	uint32_t i;
+
+	for (i = 0; i < GET_LEN; i++) {
+		ibk_pkey_t lib = 0;
+		uint16_t base = 0;
+
+		if (ibk_pkey_table_get(&g->t, i, &lib) ||
+		    base_cache_get(&g->cache, i, &base) || lib != base)
+			return -1;
+	}
+	for (i = 0; i < g->npeers; i++)
+		if (bench_peer_agrees(g->peers[i].ops, g->peers[i].cache,
+				      &g->t, GET_LEN, g->contents, GET_LEN))
+			return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
  * The cases
  * ------------------------------------------------------------------------ */
 
@@ -954,6 +1113,15 @@ const struct bench_case bench_latch_cases[] = {
 		.setup = latch_setup, .teardown = latch_teardown,
 		.lib = set_lib, .base = set_base, .check = set_check,
 		.peers = set_peers,
+	},
+	{
+		.name = "cached_get", .base_name = "pthread_rwlock",
+		.inputs = "get at random indexes of a 128-entry table, one "
+			  "thread, no writer (cached_read_1t's reads alone)",
+		.ops_per_iter = 1,
+		.setup = get_setup, .teardown = get_teardown,
+		.lib = get_lib, .base = get_base, .check = get_check,
+		.peers = get_peers,
 	},
 };
 
