@@ -804,7 +804,9 @@ static inline int ibk__unreadable_error(uint32_t unreadable)
 {
 	if (!unreadable)
 		return IBK_OK;
-	return (unreadable & IBK__NOT_READY) ? IBK_ENOTREADY : IBK_ESTALE;
+	if (unreadable & IBK__NOT_READY)
+		return IBK_ENOTREADY;
+	return IBK_ESTALE;
 }
 
 /* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
