@@ -786,7 +786,7 @@ static inline bool ibk__state_readable(uint32_t state)
  * IBK__AWAITING_REFILL), readiness worked out. */
 static inline uint32_t ibk__status_make(uint32_t state, uint32_t awaiting)
 {
-	return state << IBK__STATE_SHIFT | awaiting |
+	return (state << IBK__STATE_SHIFT) | awaiting |
 	       (ibk__state_readable(state) ? 0u : IBK__NOT_READY);
 }
 
@@ -824,7 +824,7 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 				  uint32_t slot_count, uint32_t min_slots,
 				  uint32_t max_slots)
 {
-	uint32_t n, log2 = 0, i;
+	uint32_t n, log2 = 0, i, status;
 
 	if (!h || !slots)
 		return IBK_EINVAL;
@@ -844,16 +844,12 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 		ibk__store(&slots[i].word, 0u, relaxed);
 	ibk_latch_init(&h->latch, 0);
 	/* nothing read from a device yet: awaiting the first refill */
-	ibk__store(&h->status[0], ibk__status_make(IBK_PORT_DOWN,
-						   IBK__AWAITING_REFILL),
-		   relaxed);
-	ibk__store(&h->status[1], ibk__status_make(IBK_PORT_DOWN,
-						   IBK__AWAITING_REFILL),
-		   relaxed);
+	status = ibk__status_make(IBK_PORT_DOWN, IBK__AWAITING_REFILL);
+	ibk__store(&h->status[0], status, relaxed);
+	ibk__store(&h->status[1], status, relaxed);
 	ibk__store(&h->epoch, 0u, relaxed);
 	return IBK_OK;
 }
-
 
 /*
  * The status after replacing the state of @status with @state (0: keep
