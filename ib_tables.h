@@ -791,22 +791,29 @@ static inline uint32_t ibk__status_make(uint32_t state, uint32_t awaiting)
 }
 
 /* Inside a read section of copy @c: its IBK__UNREADABLE bits, 0 if reads
- * may proceed; ibk__unreadable_error() says why not. */
+ * may proceed; ibk__unreadable_why() says why not. */
 static inline uint32_t ibk__table_unreadable(const struct ibk__table *h,
 					     unsigned c)
 {
 	return ibk__load(&h->status[c], relaxed) & IBK__UNREADABLE;
 }
 
-/* IBK_OK for @unreadable 0, else the error it stands for: a port that is
- * not readable comes before a table awaiting a refill. */
+/* The error IBK__UNREADABLE bits @unreadable (not 0) stand for: a port
+ * that is not readable comes before a table awaiting a refill. Never
+ * IBK_OK, which compilers then need not track on the error paths. */
+static inline int ibk__unreadable_why(uint32_t unreadable)
+{
+	if (unreadable & IBK__NOT_READY)
+		return IBK_ENOTREADY;
+	return IBK_ESTALE;
+}
+
+/* IBK_OK for @unreadable 0, else as ibk__unreadable_why(). */
 static inline int ibk__unreadable_error(uint32_t unreadable)
 {
 	if (!unreadable)
 		return IBK_OK;
-	if (unreadable & IBK__NOT_READY)
-		return IBK_ENOTREADY;
-	return IBK_ESTALE;
+	return ibk__unreadable_why(unreadable);
 }
 
 /* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
@@ -1329,7 +1336,7 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 		pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (unreadable)
-		return ibk__unreadable_error(unreadable);
+		return ibk__unreadable_why(unreadable);
 	if (!ibk_pkey_is_valid(pkey))
 		return IBK_ENOENT;
 	ref->generation = gen;
@@ -1947,7 +1954,7 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 		ibk__gid_entry_load(&t->cells[c][index], &e);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (unreadable)
-		return ibk__unreadable_error(unreadable);
+		return ibk__unreadable_why(unreadable);
 	if (ibk_gid_is_zero(&e.gid))
 		return IBK_ENOENT;
 	ref->generation = gen;
@@ -2010,7 +2017,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 				relaxed);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (unreadable)
-		return ibk__unreadable_error(unreadable);
+		return ibk__unreadable_why(unreadable);
 	if (!word)
 		return IBK_ENOENT;
 	ref->generation = gen;
