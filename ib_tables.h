@@ -435,6 +435,16 @@ static inline void ibk__fence_release(void)
  * The data must be atomics accessed relaxed: a plain load racing with a
  * writer's store is a data race, undefined behaviour in C11 and C++.
  *
+ * What a read costs: one acquire load of the count, the data's loads, an
+ * acquire fence (no instruction on x86) and one reload and compare. A
+ * redone read section is paid for by the writer: each retry saw the count
+ * move during its own attempt, so a read retries at most as often as the
+ * count moved while it ran (tests/test_tables_stress.c checks it). An
+ * update moves the count twice, once before each copy is written, so a
+ * reader whose attempts are shorter than the writing of one copy retries
+ * at most once per update; one held up longer (preempted, interrupted)
+ * may retry at both moves of one update.
+ *
  * The count steps over 0 and 1 when it wraps (0xffffffff is followed by
  * 2, keeping the parity), so IBK_GENERATION_NEVER, 0, is a generation no
  * reader ever sees: a zeroed reference is never fresh.
@@ -749,10 +759,11 @@ IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
 		   "table storage must have the same layout in C and C++");
 
 /* What both tables share. Everything readers use that a writer changes
- * after init is kept per copy, status included. */
+ * after init is kept per copy, status included; the status words share
+ * the latch's cache line. */
 struct ibk__table {
 	struct ibk_latch latch;
-	IBK__ATOMIC(uint32_t) status[2]; /* port state | IBK__AWAITING_REFILL */
+	IBK__ATOMIC(uint32_t) status[2]; /* see IBK__UNREADABLE */
 	IBK__ATOMIC(uint32_t) epoch;	/* change events so far: refill tickets */
 	uint32_t capacity;
 	uint32_t hash_mask;		/* one copy's hash slots - 1 */
@@ -760,11 +771,66 @@ struct ibk__table {
 	struct ibk_hash_slot *slots[2];
 };
 
-#define IBK__STATE_MASK		0x7u
-#define IBK__AWAITING_REFILL	0x8u
+/*
+ * A copy's status word: the port state in the bits from IBK__STATE_SHIFT
+ * up, and below them why readers may not use the copy, which the writer
+ * works out once per update so that a read section makes one test: 0 in
+ * the IBK__UNREADABLE bits is a readable port whose table is fresh.
+ */
+#define IBK__NOT_READY		0x1u	/* not ARMED, ACTIVE or ACTIVE_DEFER */
+#define IBK__AWAITING_REFILL	0x2u
+#define IBK__UNREADABLE		(IBK__NOT_READY | IBK__AWAITING_REFILL)
+#define IBK__STATE_SHIFT	8
 
 #define IBK__SLOT_INDEX(word)	((word) & 0xffffu)
 #define IBK__SLOT_KEY(word)	((word) >> 16)
+
+static inline bool ibk__state_readable(uint32_t state)
+{
+	return state == IBK_PORT_ARMED || state == IBK_PORT_ACTIVE ||
+	       state == IBK_PORT_ACTIVE_DEFER;
+}
+
+/* The status word of port state @state with the @awaiting flag (0 or
+ * IBK__AWAITING_REFILL), readiness worked out. */
+static inline uint32_t ibk__status_make(uint32_t state, uint32_t awaiting)
+{
+	return (state << IBK__STATE_SHIFT) | awaiting |
+	       (ibk__state_readable(state) ? 0u : IBK__NOT_READY);
+}
+
+/* Inside a read section of copy @c: its IBK__UNREADABLE bits, 0 if reads
+ * may proceed; ibk__unreadable_why() says why not. */
+static inline uint32_t ibk__table_unreadable(const struct ibk__table *h,
+					     unsigned c)
+{
+	return ibk__load(&h->status[c], relaxed) & IBK__UNREADABLE;
+}
+
+/* The error IBK__UNREADABLE bits @unreadable (not 0) stand for: a port
+ * that is not readable comes before a table awaiting a refill. Never
+ * IBK_OK, which compilers then need not track on the error paths. */
+static inline int ibk__unreadable_why(uint32_t unreadable)
+{
+	if (unreadable & IBK__NOT_READY)
+		return IBK_ENOTREADY;
+	return IBK_ESTALE;
+}
+
+/* IBK_OK for @unreadable 0, else as ibk__unreadable_why(). */
+static inline int ibk__unreadable_error(uint32_t unreadable)
+{
+	if (!unreadable)
+		return IBK_OK;
+	return ibk__unreadable_why(unreadable);
+}
+
+/* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
+ * not. */
+static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
+{
+	return ibk__unreadable_error(ibk__table_unreadable(h, c));
+}
 
 /* Splits @slot_count slots between the copies: each uses @min_slots, or
  * the largest power of two up to @max_slots that fits in its half (a lower
@@ -774,7 +840,7 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 				  uint32_t slot_count, uint32_t min_slots,
 				  uint32_t max_slots)
 {
-	uint32_t n, log2 = 0, i;
+	uint32_t n, log2 = 0, i, status;
 
 	if (!h || !slots)
 		return IBK_EINVAL;
@@ -794,28 +860,11 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 		ibk__store(&slots[i].word, 0u, relaxed);
 	ibk_latch_init(&h->latch, 0);
 	/* nothing read from a device yet: awaiting the first refill */
-	ibk__store(&h->status[0], IBK_PORT_DOWN | IBK__AWAITING_REFILL, relaxed);
-	ibk__store(&h->status[1], IBK_PORT_DOWN | IBK__AWAITING_REFILL, relaxed);
+	status = ibk__status_make(IBK_PORT_DOWN, IBK__AWAITING_REFILL);
+	ibk__store(&h->status[0], status, relaxed);
+	ibk__store(&h->status[1], status, relaxed);
 	ibk__store(&h->epoch, 0u, relaxed);
 	return IBK_OK;
-}
-
-static inline bool ibk__state_readable(uint32_t state)
-{
-	return state == IBK_PORT_ARMED || state == IBK_PORT_ACTIVE ||
-	       state == IBK_PORT_ACTIVE_DEFER;
-}
-
-/* Inside a read section of copy @c: IBK_OK if reads may proceed, else why
- * not. */
-static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
-{
-	uint32_t status = ibk__load(&h->status[c], relaxed);
-	uint32_t state = status & IBK__STATE_MASK;
-
-	if (!ibk__state_readable(state))
-		return IBK_ENOTREADY;
-	return (status & IBK__AWAITING_REFILL) ? IBK_ESTALE : IBK_OK;
 }
 
 /*
@@ -831,11 +880,13 @@ static inline uint32_t ibk__status_next(uint32_t status, uint32_t state,
 {
 	if (state) {
 		if (!ibk__state_readable(state) ||
-		    !ibk__state_readable(status & IBK__STATE_MASK))
+		    (status & IBK__NOT_READY))
 			awaiting = IBK__AWAITING_REFILL;
-		status = (status & ~IBK__STATE_MASK) | state;
+	} else {
+		state = status >> IBK__STATE_SHIFT;
 	}
-	return status | awaiting;
+	return ibk__status_make(state,
+				(status & IBK__AWAITING_REFILL) | awaiting);
 }
 
 /* Writer side: in copy @c, clears "awaiting refill". */
@@ -1536,10 +1587,9 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 					 uint32_t index,
 					 struct ibk_pkey_ref *ref)
 {
-	ibk_pkey_t pkey = IBK_PKEY_INVALID;
-	uint32_t gen;
+	ibk_pkey_t pkey;
+	uint32_t gen, unreadable;
 	unsigned c;
-	int rc;
 
 	if (!ref)
 		return IBK_EINVAL;
@@ -1551,12 +1601,13 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
-		rc = ibk__table_readable(&t->hdr, c);
-		if (rc == IBK_OK)
-			pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
+		unreadable = ibk__table_unreadable(&t->hdr, c);
+		/* read whatever the status: an unreadable copy's entry is
+		 * dropped below, and the read needs no branch */
+		pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (rc != IBK_OK)
-		return rc;
+	if (unreadable)
+		return ibk__unreadable_why(unreadable);
 	if (!ibk_pkey_is_valid(pkey))
 		return IBK_ENOENT;
 	ref->generation = gen;
@@ -1590,18 +1641,18 @@ static inline int ibk__pkey_lookup(const struct ibk_pkey_table *t,
 				   ibk_pkey_t pkey, uint32_t keymask,
 				   uint32_t *word, uint32_t *gen)
 {
+	uint32_t unreadable;
 	unsigned c;
-	int rc;
 
 	do {
 		*gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(*gen);
-		rc = ibk__table_readable(&t->hdr, c);
+		unreadable = ibk__table_unreadable(&t->hdr, c);
 		*word = 0;
-		if (rc == IBK_OK)
+		if (!unreadable)
 			ibk__pkey_probe(t, c, pkey, keymask, word);
 	} while (ibk_latch_read_retry(&t->hdr.latch, *gen));
-	return rc;
+	return ibk__unreadable_error(unreadable);
 }
 
 /*
@@ -2156,9 +2207,8 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 					uint32_t index, struct ibk_gid_ref *ref)
 {
 	struct ibk_gid_entry e;
-	uint32_t gen;
+	uint32_t gen, unreadable;
 	unsigned c;
-	int rc;
 
 	if (!ref)
 		return IBK_EINVAL;
@@ -2170,12 +2220,12 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
-		rc = ibk__table_readable(&t->hdr, c);
-		if (rc == IBK_OK)
-			ibk__gid_entry_load(&t->cells[c][index], &e);
+		unreadable = ibk__table_unreadable(&t->hdr, c);
+		/* as for P_Keys: read whatever the status */
+		ibk__gid_entry_load(&t->cells[c][index], &e);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (rc != IBK_OK)
-		return rc;
+	if (unreadable)
+		return ibk__unreadable_why(unreadable);
 	if (ibk_gid_is_zero(&e.gid))
 		return IBK_ENOENT;
 	ref->generation = gen;
@@ -2215,10 +2265,9 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 					 enum ibk_gid_type type,
 					 struct ibk_gid_ref *ref)
 {
-	uint32_t w[4], gen, word = 0;
+	uint32_t w[4], gen, unreadable, word = 0;
 	enum ibk_gid_type found_type = IBK_GID_TYPE_IB;
 	unsigned c;
-	int rc;
 
 	if (!ref)
 		return IBK_EINVAL;
@@ -2232,14 +2281,14 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
-		rc = ibk__table_readable(&t->hdr, c);
-		if (rc == IBK_OK && ibk__gid_probe(t, c, w, type, &word) >= 0)
+		unreadable = ibk__table_unreadable(&t->hdr, c);
+		if (!unreadable && ibk__gid_probe(t, c, w, type, &word) >= 0)
 			found_type = (enum ibk_gid_type)ibk__load(
 				&t->cells[c][IBK__SLOT_INDEX(word)].type,
 				relaxed);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (rc != IBK_OK)
-		return rc;
+	if (unreadable)
+		return ibk__unreadable_why(unreadable);
 	if (!word)
 		return IBK_ENOENT;
 	ref->generation = gen;
@@ -2442,7 +2491,8 @@ static inline void ibk__gid_empty(void *t, unsigned c)
 static inline void ibk__table_reset(struct ibk__table *h, void *table,
 				    void (*empty)(void *, unsigned))
 {
-	const uint32_t down = IBK_PORT_DOWN | IBK__AWAITING_REFILL;
+	const uint32_t down = ibk__status_make(IBK_PORT_DOWN,
+					       IBK__AWAITING_REFILL);
 
 	ibk_latch_write_begin(&h->latch);
 	ibk__epoch_advance(h);

@@ -67,29 +67,39 @@ struct bench_case {
 
 /*
  * One side's latency distribution: every operation timed on its own, in
- * ns. Batches of reads in which the OS switched the reader out
- * involuntarily (getrusage's ru_nivcsw moved) are left out of max_nocsw_ns
- * only; every other figure counts every read.
+ * ns. The nocsw figures leave out batches of reads in which the OS
+ * switched the reader out involuntarily (getrusage's ru_nivcsw moved);
+ * every other figure counts every read.
  */
 #define BENCH_QUANTILES 8
 
 /* The levels of bench_latency's quantile_ns[], in parts per million. */
 extern const uint32_t bench_quantile_ppm[BENCH_QUANTILES];
 
-struct bench_latency {
-	uint64_t reads;			/* operations timed */
-	double quantile_ns[BENCH_QUANTILES];	/* the distribution's shape */
+/* The statistics a latency case gives a row each. */
+struct bench_tail {
 	double median_ns;
 	double p99_ns;
 	double p9999_ns;
 	double max_ns;
-	double max_nocsw_ns;		/* max over batches not switched out */
+};
+
+struct bench_latency {
+	uint64_t reads;			/* operations timed */
+	double quantile_ns[BENCH_QUANTILES];	/* the distribution's shape */
+	struct bench_tail all;
+	struct bench_tail nocsw;	/* batches not switched out only */
 	uint64_t over_2us;		/* reads slower than 2 us */
 	uint64_t nocsw_reads;		/* reads in those batches */
 	uint64_t nivcsw;		/* involuntary context switches */
 	uint64_t nvcsw;			/* voluntary ones: the reader slept */
 	uint64_t retried;		/* reads that redid their read section */
 	uint64_t retries;		/* read sections redone */
+	uint64_t max_retries;		/* the most one read redid */
+	/* the most one read's retries exceeded the writer updates completed
+	 * during it, and the moves of the latch's count (0 if none did) */
+	int64_t max_over_updates;
+	int64_t max_over_moves;
 	uint64_t writes;		/* the writer's updates meanwhile */
 	double seconds;			/* spent reading */
 };

@@ -13,9 +13,13 @@
  *                 lock), N 16, 128, 4096 and 65536
  *   set_one_N     the writer's cost of one entry set (the same), N as for
  *                 refill_N: a set's cost must not grow with N
+ *   cached_get    cached_read_1t's gets in one thread and no writer, so
+ *                 that ibk-bench-proc offers them (callgrind counts each
+ *                 side's instructions per read, the peers' included)
  *
  * This file counts the latch's read retries (IBK_LATCH_RETRY_HOOK) and is
  * the only one that does: the other cases' reads stay as users build them.
+ * The hook runs only when a read is redone, which cached_get's never are.
  */
 #include "bench.h"
 #include "baseline.h"
@@ -382,10 +386,20 @@ static void latch_spawn(pthread_t *thread, void *(*fn)(void *), void *arg,
  * time an empty call the same way), and whatever the machine did to the
  * reader meanwhile: an interrupt on its CPU, or the OS switching it out,
  * lands in the max. Batches of reads in which getrusage() saw an
- * involuntary context switch of the reader are left out of the
- * max_nocsw rows only; interrupts that switch nothing stay in, and so do
- * voluntary switches (an rwlock reader sleeping on the lock is the
- * baseline's cost, not the machine's).
+ * involuntary context switch of the reader are left out of the _nocsw
+ * rows (each statistic has one beside the raw one); interrupts that
+ * switch nothing stay in, and so do voluntary switches (an rwlock reader
+ * sleeping on the lock is the baseline's cost, not the machine's).
+ *
+ * The library's reads also count, each, how many times the read section
+ * was redone (IBK_LATCH_RETRY_HOOK) against the latch's moves during it:
+ * its count, read just before and just after the timed read (outside it),
+ * moves by one per flip, and an update completes at the flip that makes
+ * it even again (ibk_latch_write_switch()). A retry needs a flip in its
+ * own attempt, so retries never exceed the moves; they exceed the updates
+ * completed when a read is redone at an update's first flip (none
+ * completed yet), or at both flips of one update (an attempt outlasting
+ * the writing of a whole copy: a reader switched out or interrupted).
  *
  * Pinned: the reader on one CPU, the writer on another, when the process
  * may use two. Unpinned, the scheduler may migrate the reader mid-read or
@@ -473,14 +487,18 @@ struct lat_run {
 	const struct bench_peer *peer;	/* its reader hooks, or NULL */
 	lat_read_fn read;
 	latch_refill_fn refill;
+	const struct ibk_latch *latch;	/* the library's, else NULL */
 	uint32_t *ticks;		/* one per read */
+	uint32_t *nocsw_ticks;		/* those of batches not switched out */
 	uint64_t n;			/* reads done */
 	uint64_t until;			/* this round: stop at this many */
 	uint64_t deadline_ns;		/* or at this time */
-	uint64_t max_nocsw;		/* ticks */
 	uint64_t nocsw_reads;
 	uint64_t nivcsw, nvcsw;
 	uint64_t retried, retries;
+	uint64_t max_retries;		/* the most one read redid */
+	int64_t max_over_updates;	/* most retries - updates completed */
+	int64_t max_over_moves;		/* most retries - the count's moves */
 	uint64_t writes;
 	uint64_t read_ns;
 	uint64_t sum;
@@ -493,10 +511,38 @@ static void lat_hook(void (*hook)(void))
 		hook();
 }
 
+/* The latch's count now, or 0 for a side without one. */
+static uint32_t lat_count(const struct ibk_latch *latch)
+{
+	return latch ? ibk_latch_read_begin(latch) : 0;
+}
+
+/* The greater of *@max and @v. */
+static void lat_keep_max(int64_t *max, int64_t v)
+{
+	*max = v > *max ? v : *max;
+}
+
+/* One read's retries against the latch's moves between counts @c0 and
+ * @c1 and the updates completed meanwhile: an update completes when a
+ * flip makes the count even, so those number c1 / 2 - c0 / 2 (the count
+ * does not wrap in a run). Keeps the worst of each. */
+static void lat_retries(struct lat_run *r, uint64_t retries, uint32_t c0,
+			uint32_t c1)
+{
+	r->retried += retries != 0;
+	if (retries > r->max_retries)
+		r->max_retries = retries;
+	lat_keep_max(&r->max_over_updates,
+		     (int64_t)retries - (int64_t)(c1 / 2 - c0 / 2));
+	lat_keep_max(&r->max_over_moves, (int64_t)retries - (int64_t)(c1 - c0));
+}
+
 /* Times reads one by one, a batch at a time, until the round's count or
  * deadline; getrusage() around each batch tells if the OS switched the
- * reader out during it. A peer's reader registers with its library
- * first and, for QSBR, reports a quiescent state after each batch. */
+ * reader out during it, and a batch it did not goes to nocsw_ticks too.
+ * A peer's reader registers with its library first and, for QSBR,
+ * reports a quiescent state after each batch. */
 static void *lat_reader_main(void *arg)
 {
 	struct lat_run *r = arg;
@@ -510,28 +556,29 @@ static void *lat_reader_main(void *arg)
 	while (r->n < r->until && now < r->deadline_ns) {
 		uint64_t end = r->n + LAT_BATCH < r->until ?
 			       r->n + LAT_BATCH : r->until;
-		uint64_t batch_max = 0, batch = end - r->n;
+		uint64_t batch = end - r->n, first = r->n;
 
 		getrusage(RUSAGE_THREAD, &ru0);
 		for (; r->n < end; r->n++) {
 			uint64_t before = latch_retries, t0, t1;
+			uint32_t c0 = lat_count(r->latch), c1;
 
 			t0 = lat_ticks();
 			r->sum += r->read(r->obj, (uint32_t)r->n);
 			t1 = lat_ticks();
+			c1 = lat_count(r->latch);
 			t1 -= t0;
 			r->ticks[r->n] = t1 < UINT32_MAX ? (uint32_t)t1 :
 				UINT32_MAX;
-			batch_max = t1 > batch_max ? t1 : batch_max;
-			r->retried += latch_retries != before;
+			lat_retries(r, latch_retries - before, c0, c1);
 		}
 		getrusage(RUSAGE_THREAD, &ru1);
 		r->nivcsw += (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 		r->nvcsw += (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
 		if (ru1.ru_nivcsw == ru0.ru_nivcsw) {
+			memcpy(r->nocsw_ticks + r->nocsw_reads,
+			       r->ticks + first, batch * sizeof(*r->ticks));
 			r->nocsw_reads += batch;
-			if (batch_max > r->max_nocsw)
-				r->max_nocsw = batch_max;
 		}
 		if (peer)
 			lat_hook(peer->quiesce);
@@ -602,6 +649,17 @@ static double lat_quantile(const uint32_t *a, uint64_t n, uint64_t num,
 	return (double)a[rank ? rank - 1 : 0] / lat_ticks_per_ns;
 }
 
+/* The statistics of the rows, from @n sorted ticks @a. */
+static void lat_tail(const uint32_t *a, uint64_t n, struct bench_tail *out)
+{
+	if (!n)
+		return;
+	out->median_ns = lat_quantile(a, n, 1, 2);
+	out->p99_ns = lat_quantile(a, n, 99, 100);
+	out->p9999_ns = lat_quantile(a, n, 9999, 10000);
+	out->max_ns = (double)a[n - 1] / lat_ticks_per_ns;
+}
+
 /* A run's distribution in ns (sorts its ticks, @tmp as scratch). */
 static void lat_stats(struct lat_run *r, uint32_t *tmp,
 		      struct bench_latency *out)
@@ -615,20 +673,21 @@ static void lat_stats(struct lat_run *r, uint32_t *tmp,
 	out->nvcsw = r->nvcsw;
 	out->retried = r->retried;
 	out->retries = r->retries;
+	out->max_retries = r->max_retries;
+	out->max_over_updates = r->max_over_updates;
+	out->max_over_moves = r->max_over_moves;
 	out->writes = r->writes;
 	out->seconds = (double)r->read_ns / 1e9;
-	out->max_nocsw_ns = (double)r->max_nocsw / lat_ticks_per_ns;
+	lat_sort(r->nocsw_ticks, tmp, r->nocsw_reads);
+	lat_tail(r->nocsw_ticks, r->nocsw_reads, &out->nocsw);
 	if (!r->n)
 		return;
 	lat_sort(r->ticks, tmp, r->n);
-	out->median_ns = lat_quantile(r->ticks, r->n, 1, 2);
-	out->p99_ns = lat_quantile(r->ticks, r->n, 99, 100);
-	out->p9999_ns = lat_quantile(r->ticks, r->n, 9999, 10000);
+	lat_tail(r->ticks, r->n, &out->all);
 	for (i = 0; i < BENCH_QUANTILES; i++)
 		out->quantile_ns[i] = lat_quantile(r->ticks, r->n,
 						   bench_quantile_ppm[i],
 						   1000000);
-	out->max_ns = (double)r->ticks[r->n - 1] / lat_ticks_per_ns;
 	while (out->over_2us < r->n &&
 	       r->ticks[r->n - 1 - out->over_2us] > 2000 * lat_ticks_per_ns)
 		out->over_2us++;
@@ -664,16 +723,18 @@ static unsigned lat_runs(struct latch *k, const struct lat_kind *kind,
 
 	runs[0] = (struct lat_run){ .k = k, .obj = k, .read = kind->lib,
 				    .refill = latch_refill_lib,
-				    .ticks = ticks[0] };
+				    .latch = &k->t.hdr.latch };
 	runs[1] = (struct lat_run){ .k = k, .obj = k, .read = kind->base,
-				    .refill = latch_refill_base,
-				    .ticks = ticks[1] };
+				    .refill = latch_refill_base };
 	for (p = 0; kind->peers && p < k->npeers; p++, n++)
 		runs[n] = (struct lat_run){ .k = k, .obj = &k->peers[p],
 					    .peer = k->peers[p].ops,
 					    .read = lat_peer_get,
-					    .refill = latch_refill_peer,
-					    .ticks = ticks[n] };
+					    .refill = latch_refill_peer };
+	for (p = 0; p < n; p++) {
+		runs[p].ticks = ticks[2 * p];
+		runs[p].nocsw_ticks = ticks[2 * p + 1];
+	}
 	return n;
 }
 
@@ -691,11 +752,11 @@ static unsigned latch_latency(void *ctx, const struct bench_opts *o,
 	double budget = o->samples * o->sample_ns * LAT_BUDGET_PER_SAMPLE /
 			LAT_ROUNDS;
 	struct lat_run runs[2 + BENCH_MAX_PEERS];
-	uint32_t *ticks[2 + BENCH_MAX_PEERS];
+	uint32_t *ticks[2 * (2 + BENCH_MAX_PEERS)];	/* all, nocsw per run */
 	uint32_t *tmp = bench_alloc(reads * sizeof(uint32_t));
 	unsigned n, round, nruns, i;
 
-	for (i = 0; i < 2 + k->npeers; i++)
+	for (i = 0; i < 2 * (2 + k->npeers); i++)
 		ticks[i] = bench_alloc(reads * sizeof(uint32_t));
 	lat_clock_init();
 	for (n = 0; n < sizeof(lat_kinds) / sizeof(lat_kinds[0]); n++) {
@@ -718,7 +779,7 @@ static unsigned latch_latency(void *ctx, const struct bench_opts *o,
 			lat_stats(&runs[i], tmp, &kinds[n].peer[i - 2]);
 		}
 	}
-	for (i = 0; i < 2 + k->npeers; i++)
+	for (i = 0; i < 2 * (2 + k->npeers); i++)
 		free(ticks[i]);
 	free(tmp);
 	return n;
@@ -925,6 +986,161 @@ static int set_check(void *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * cached_get: cached_read_1t's reads alone, one thread, no writer
+ *
+ * The table and the input mix of cached_read_1t (128 random valid keys,
+ * 4096 random indexes walked in order), each peer reading with its own
+ * reader loop (a QSBR quiescent state every BENCH_RX_BURST reads). Single
+ * threaded, so that ibk-bench-proc and callgrind can run it.
+ * ------------------------------------------------------------------------ */
+
+#define GET_LEN 128		/* a typical HCA P_Key table */
+#define GET_INDEXES 4096	/* random indexes, walked in order */
+
+/* A peer's cache of the table, as a side's context. */
+struct get_peer {
+	const struct bench_peer *ops;
+	void *cache;
+	const uint32_t *index;
+};
+
+struct get_tables {
+	struct ibk_pkey_table t;	/* first: 64-byte aligned */
+	_Alignas(64) struct base_pkey_cache cache;	/* own cache line */
+	struct ibk_pkey_cell cells[IBK_PKEY_CELLS(GET_LEN)];
+	struct ibk_hash_slot slots[IBK_PKEY_HASH_SLOTS(GET_LEN)];
+	ibk_pkey_t contents[GET_LEN];
+	uint32_t index[GET_INDEXES];
+	struct get_peer peers[BENCH_MAX_PEERS];
+	unsigned npeers;
+};
+
+/* The library's table, the rwlock cache and every peer, all holding the
+ * same random keys. */
+static void *get_setup(const struct bench_case *c)
+{
+	struct get_tables *g = bench_alloc(sizeof(*g));
+	struct bench_rng r = { 0x1b1b0031 };
+	uint32_t i;
+
+	(void)c;
+	for (i = 0; i < GET_LEN; i++)
+		g->contents[i] = bench_random_pkey(&r);
+	for (i = 0; i < GET_INDEXES; i++)
+		g->index[i] = bench_rng_below(&r, GET_LEN);
+	if (ibk_pkey_table_init(&g->t, g->cells, GET_LEN, g->slots,
+				IBK_PKEY_HASH_SLOTS(GET_LEN)) ||
+	    ibk_pkey_table_set_state(&g->t, IBK_PORT_ACTIVE) ||
+	    ibk_pkey_table_refill(&g->t, g->contents, GET_LEN,
+				  ibk_pkey_table_refill_ticket(&g->t)))
+		latch_fail("cannot set up a 128-entry P_Key table");
+	pthread_rwlock_init(&g->cache.lock, NULL);
+	g->cache.table = bench_alloc(GET_LEN * sizeof(uint16_t));
+	base_cache_refill(&g->cache, g->contents, GET_LEN);
+	for (i = 0; i < bench_npeers; i++) {
+		struct get_peer *p = &g->peers[g->npeers++];
+
+		p->ops = bench_peers[i];
+		p->cache = p->ops->create(g->contents, GET_LEN);
+		p->index = g->index;
+	}
+	return g;
+}
+
+static void get_teardown(void *ctx)
+{
+	struct get_tables *g = ctx;
+	unsigned i;
+
+	for (i = 0; i < g->npeers; i++) {
+		if (g->peers[i].ops->exit)
+			g->peers[i].ops->exit();
+		g->peers[i].ops->destroy(g->peers[i].cache);
+	}
+	pthread_rwlock_destroy(&g->cache.lock);
+	free(g->cache.table);
+	free(g);
+}
+
+/* The library's gets, as cached_read_lib() does them. */
+__attribute__((noinline))
+static uint64_t get_lib(void *ctx, uint64_t iters)
+{
+	struct get_tables *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ibk_pkey_t pkey = 0;
+
+		sum += (uint64_t)ibk_pkey_table_get(&g->t,
+				g->index[i % GET_INDEXES], &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* The rwlock cache's gets: rdlock, read, unlock. */
+__attribute__((noinline))
+static uint64_t get_base(void *ctx, uint64_t iters)
+{
+	struct get_tables *g = ctx;
+	uint64_t sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		uint16_t pkey = 0;
+
+		sum += (uint64_t)base_cache_get(&g->cache,
+				g->index[i % GET_INDEXES], &pkey) + pkey;
+		BENCH_BARRIER();
+	}
+	return sum;
+}
+
+/* A peer's own reader loop over the same indexes in the same order. */
+__attribute__((noinline))
+static uint64_t get_peer(void *ctx, uint64_t iters)
+{
+	struct get_peer *p = ctx;
+
+	return p->ops->get_loop(p->cache, p->index, GET_INDEXES - 1, 0, iters);
+}
+
+static unsigned get_peers(void *ctx, struct bench_side *sides)
+{
+	struct get_tables *g = ctx;
+	unsigned i;
+
+	for (i = 0; i < g->npeers; i++)
+		sides[i] = (struct bench_side){ g->peers[i].ops->name, get_peer,
+						&g->peers[i] };
+	return g->npeers;
+}
+
+/* The rwlock cache and every peer give the library's entry at every
+ * index, and the peers its index for every key of the table. */
+static int get_check(void *ctx)
+{
+	struct get_tables *g = ctx;
+	uint32_t i;
+
+	for (i = 0; i < GET_LEN; i++) {
+		ibk_pkey_t lib = 0;
+		uint16_t base = 0;
+
+		if (ibk_pkey_table_get(&g->t, i, &lib) ||
+		    base_cache_get(&g->cache, i, &base) || lib != base)
+			return -1;
+	}
+	for (i = 0; i < g->npeers; i++)
+		if (bench_peer_agrees(g->peers[i].ops, g->peers[i].cache,
+				      &g->t, GET_LEN, g->contents, GET_LEN))
+			return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
  * The cases
  * ------------------------------------------------------------------------ */
 
@@ -969,6 +1185,15 @@ const struct bench_case bench_latch_cases[] = {
 	SET_ONE(128),
 	SET_ONE(4096),
 	SET_ONE(65536),
+	{
+		.name = "cached_get", .base_name = "pthread_rwlock",
+		.inputs = "get at random indexes of a 128-entry table, one "
+			  "thread, no writer (cached_read_1t's reads alone)",
+		.ops_per_iter = 1,
+		.setup = get_setup, .teardown = get_teardown,
+		.lib = get_lib, .base = get_base, .check = get_check,
+		.peers = get_peers,
+	},
 };
 
 const size_t bench_latch_ncases =

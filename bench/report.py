@@ -50,8 +50,10 @@ def timed_table(rows):
 
 
 def latency_table(rows):
-    """One line per side of the get under back-to-back refills, in us."""
-    stats = ("median", "p99", "p9999", "max", "max_nocsw")
+    """One line per side of the get under back-to-back refills, in us: each
+    statistic, then the same without batches the OS switched out."""
+    stats = ("median", "median_nocsw", "p99", "p99_nocsw", "p9999",
+             "p9999_nocsw", "max", "max_nocsw")
     sides = {}                  # side -> {stat: ns}
     order = []
     for r in rows:
@@ -67,9 +69,9 @@ def latency_table(rows):
             sides[side][r["stat"]] = r[key]
     floor = {r["stat"]: r["lib_ns"] for r in rows
              if r["case"].startswith("read_latency_floor_")}
-    out = ["| get by | median | p99 | p99.99 | worst | worst, batches "
-           "not switched out |",
-           "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| get by | median | (no csw) | p99 | (no csw) | p99.99 "
+           "| (no csw) | worst | (no csw) |",
+           "| --- |" + " ---: |" * len(stats)]
     for side in order + (["empty timed region (the machine)"]
                          if floor else []):
         s = sides.get(side, floor)

@@ -19,6 +19,8 @@
  *    publishes a device read older than an event applied before a read.
  *  - The latch on its own: a spinning and a trying writer never lose an
  *    update of each other's, a reader never sees a torn pair.
+ *  - Retries are paid for: under a writer updating back to back, no read
+ *    redoes its read section more often than the count moved during it.
  *  - Saturating counters under concurrent increments: exact below 0xffff,
  *    exactly 0xffff after more than 0xffff increments from four threads.
  *
@@ -1006,6 +1008,125 @@ static void test_latch_alone(void)
 }
 
 /* ------------------------------------------------------------------------
+ * Retries are paid for by writer updates
+ *
+ * From the latch alone: a read section is redone only when the count it
+ * began at differs from the one it ends at, so some flip (a move of the
+ * count by one) landed inside that very attempt; attempts follow one
+ * another, so each retry has a flip of its own, and a read's retries never
+ * exceed the moves of the count between just before and just after it.
+ * A writer's update is two moves, one per copy written, and completes at
+ * the second (the count even again).
+ *
+ * Moves / 2, the updates completed during the read, is not a bound:
+ * an attempt that began just before an update's first flip is redone
+ * with no update completed yet, and a reader held up longer than the
+ * writer takes to write one copy (preempted, or under a sanitizer) is
+ * redone at both flips of the same update. A read retries at most once
+ * per update only while its attempts are shorter than one copy's write
+ * (ibk-bench's read_latency shows how often that holds). The test checks
+ * the bound that always holds, for gets and finds, and shows the other.
+ * A seqlock's rule (also retry while the count is odd) breaks it: a read
+ * that begins during a write retries with no move at all.
+ * ------------------------------------------------------------------------ */
+
+#define RB_CAP		64u
+#define RB_MIN_READS	200000ul
+#define RB_MIN_RETRIED	100ul	/* reads that retried, to have tested */
+#define RB_MAX_SECONDS	20.0
+
+static struct ibk_pkey_cell rb_cells[IBK_PKEY_CELLS(RB_CAP)];
+static struct ibk_hash_slot rb_slots[IBK_PKEY_HASH_SLOTS(RB_CAP)];
+static struct ibk_pkey_table rb_table;
+static atomic_int rb_stop;
+
+/* Updates back to back: a refill every REFILL_EVERY steps, else one set. */
+static void *rb_writer(void *arg)
+{
+	ibk_pkey_t keys[RB_CAP];
+	uint32_t g, i;
+
+	(void)arg;
+	for (g = 1; !atomic_load_explicit(&rb_stop, memory_order_relaxed);
+	     g++) {
+		if (g % REFILL_EVERY) {
+			i = pk_set_index(g);
+			ibk_pkey_table_set(&rb_table, i, pk_value(g, i));
+			continue;
+		}
+		for (i = 0; i < RB_CAP; i++)
+			keys[i] = pk_value(g, i);
+		ibk_pkey_table_refill(&rb_table, keys, RB_CAP,
+				      ibk_pkey_table_refill_ticket(&rb_table));
+	}
+	return NULL;
+}
+
+struct rb_stats {
+	unsigned long reads, retried, over_moves, over_updates;
+	unsigned long max_retries;
+};
+
+/* One get or find, its retries against the count's moves around it. */
+static void rb_read(struct rb_stats *st, uint64_t *rng)
+{
+	const struct ibk_latch *l = &rb_table.hdr.latch;
+	uint32_t c0 = stress_count(l), moves, updates, i;
+	unsigned long r0 = tls_retries, retries;
+	ibk_pkey_t pkey;
+
+	i = test_rng_below_r(rng, RB_CAP);
+	if (test_rng_below_r(rng, 2))
+		ibk_pkey_table_get(&rb_table, i, &pkey);
+	else
+		ibk_pkey_table_find(&rb_table,
+				    pk_value(test_rng_below_r(rng, 1023), i),
+				    NULL);
+	moves = stress_count_moved(stress_count(l), c0);
+	retries = tls_retries - r0;
+	updates = (moves + (c0 & 1u)) / 2;	/* flips to an even count */
+	st->reads++;
+	st->retried += retries != 0;
+	st->max_retries = retries > st->max_retries ? retries :
+			  st->max_retries;
+	if (retries > moves && st->over_moves++ < MAX_DIAG)
+		tap_diag("read %lu retried %lu times, count moved %u",
+			 st->reads, retries, moves);
+	st->over_updates += retries > updates;
+}
+
+static void test_retry_bound(void)
+{
+	struct rb_stats st = { 0 };
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	double t0 = stress_now_seconds(), secs = 0;
+	pthread_t wr;
+
+	ibk_pkey_table_init(&rb_table, rb_cells, RB_CAP, rb_slots,
+			    IBK_PKEY_HASH_SLOTS(RB_CAP));
+	ibk_latch_init(&rb_table.hdr.latch, GEN_START);
+	ibk_pkey_table_set_state(&rb_table, IBK_PORT_ACTIVE);
+	atomic_store(&rb_stop, 0);
+	pthread_create(&wr, NULL, rb_writer, NULL);
+	while ((st.reads < RB_MIN_READS || st.retried < RB_MIN_RETRIED) &&
+	       secs < RB_MAX_SECONDS) {
+		rb_read(&st, &rng);
+		if (st.reads % 1024 == 0)
+			secs = stress_now_seconds() - t0;
+	}
+	atomic_store(&rb_stop, 1);
+	pthread_join(wr, NULL);
+	tap_diag("retry bound: %lu reads, %lu retried, at most %lu retries "
+		 "in one read; %lu retried more often than updates completed "
+		 "during them (not a bound, see above), %.2f s", st.reads,
+		 st.retried, st.max_retries, st.over_updates, secs);
+	tap_ok(st.over_moves == 0 && st.retried >= RB_MIN_RETRIED,
+	       "retry bound: no read's retries exceed the count's moves "
+	       "during it (%lu did, over %lu retried reads)", st.over_moves,
+	       st.retried);
+}
+
+/* ------------------------------------------------------------------------
  * Saturating counters under concurrent increments
  * ------------------------------------------------------------------------ */
 
@@ -1066,6 +1187,7 @@ int main(void)
 	test_torn_reads();
 	test_tickets();
 	test_latch_alone();
+	test_retry_bound();
 	test_counters();
 	return tap_done();
 }
