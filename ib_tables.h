@@ -2598,20 +2598,49 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 /* Cells for a table of @capacity objects: one per object in each copy. */
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
-/* The 32-bit words of a cell: struct ibk_mem_attr, split. */
+/*
+ * The 32-bit words of a cell, 64 bytes: first what the responder check
+ * reads, derived from the attributes whenever the cell is written, then
+ * the attributes themselves (struct ibk_mem_attr, split), which lookups,
+ * references and writers read. Storage aligned to 64 bytes puts each cell
+ * in one cache line.
+ */
 enum {
-	IBK__MR_RKEY, IBK__MR_PD, IBK__MR_ACCESS, IBK__MR_QPN,
-	IBK__MR_ADDR_HI, IBK__MR_ADDR_LO, IBK__MR_LEN_HI, IBK__MR_LEN_LO,
+	IBK__MR_RKEY,		/* the object's key, all 32 bits */
+	IBK__MR_PD,
+	IBK__MR_QPN,		/* type 2 window: the QP it is bound to */
+	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
+	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
 	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
-	IBK__MR_WINDOWS, IBK__MR_WORDS
+	IBK__MR_REACH_HI,	/* the bytes a request may reach: */
+	IBK__MR_REACH_LO,	/* [reach, reach + span), see */
+	IBK__MR_SPAN_HI,	/* ibk__mr_reach_of() */
+	IBK__MR_SPAN_LO,
+	IBK__MR_ADDR_HI, IBK__MR_ADDR_LO, IBK__MR_LEN_HI, IBK__MR_LEN_LO,
+	IBK__MR_ACCESS, IBK__MR_WINDOWS, IBK__MR_WORDS
 };
 
-/* One object of a table copy; all zero is no object (IBK_MEM_INVALID). */
+/*
+ * The refusals of an object that no request changes, set in IBK__MR_DENY
+ * when the cell is written, laid out for one AND with the class of a
+ * request's opcode (ibk__mem_op6_class()): any of the four below also
+ * sets IBK__MEM_KEYED, which every keyed opcode has; the remote access
+ * the object does not grant sits where IBK_ACCESS_REMOTE_* have it; and
+ * every cell has IBK__MEM_OTHER, which every other opcode has. No bit
+ * shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH or IBK__MEM_CONT.
+ */
+#define IBK__MR_DENY_GONE	0x100u	/* no object (IBK_MEM_INVALID) */
+#define IBK__MR_DENY_UNBOUND	0x200u	/* window of length 0 */
+#define IBK__MR_DENY_STATE	0x400u	/* not IBK_MEM_VALID */
+#define IBK__MR_DENY_MR		0x800u	/* window on a region that may
+					 * change: its reach reads the MR */
+
+/* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
 };
 
-IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 40,
+IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 64,
 		   "table storage must have the same layout in C and C++");
 
 struct ibk_mr_table {
@@ -2627,6 +2656,22 @@ struct ibk_mr_ref {
 	struct ibk_mem_attr attr;
 };
 
+/* Inside a read section: the 64-bit value in words @hi and @hi + 1. */
+static inline uint64_t ibk__mr_load64(const struct ibk_mr_cell *c,
+				      unsigned hi)
+{
+	return (uint64_t)ibk__load(&c->word[hi], relaxed) << 32 |
+	       ibk__load(&c->word[hi + 1], relaxed);
+}
+
+/* Writer side: @v into words @hi and @hi + 1. */
+static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned hi,
+				   uint64_t v)
+{
+	ibk__store(&c->word[hi], (uint32_t)(v >> 32), relaxed);
+	ibk__store(&c->word[hi + 1], (uint32_t)v, relaxed);
+}
+
 /* Inside a read section, or by the writer: the attributes in @c. */
 static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 				     struct ibk_mem_attr *a)
@@ -2637,46 +2682,160 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
 	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
-	a->addr = (uint64_t)ibk__load(&c->word[IBK__MR_ADDR_HI], relaxed) << 32 |
-		  ibk__load(&c->word[IBK__MR_ADDR_LO], relaxed);
-	a->length = (uint64_t)ibk__load(&c->word[IBK__MR_LEN_HI], relaxed) << 32 |
-		    ibk__load(&c->word[IBK__MR_LEN_LO], relaxed);
+	a->addr = ibk__mr_load64(c, IBK__MR_ADDR_HI);
+	a->length = ibk__mr_load64(c, IBK__MR_LEN_HI);
 	a->state = (uint8_t)(meta & 0xfu);
 	a->kind = (uint8_t)(meta >> 4 & 0xfu);
 	a->mr_index = meta >> 8;
 	a->windows = ibk__load(&c->word[IBK__MR_WINDOWS], relaxed);
 }
 
-/* Writer side: stores @a in @c. */
+/*
+ * The bytes a request may reach: [lo, lo + span), lo + span at most 2^64
+ * (exactly), span 0 when nothing can be reached. A request of length
+ * len >= 1 at va lies inside iff va - lo + len, in 64-bit arithmetic,
+ * neither carries nor exceeds span (ibk__mr_check_bits()).
+ */
+struct ibk__mr_reach {
+	uint64_t lo;
+	uint64_t span;
+};
+
+/* [base, base + length), or nothing if it ends past 2^64: what
+ * ibk_mem_range_ok() lets a request reach in such a region. */
+static inline struct ibk__mr_reach ibk__mr_reach_make(uint64_t base,
+						      uint64_t length)
+{
+	struct ibk__mr_reach r;
+
+	r.lo = base;
+	r.span = ibk__range_past_2_64(base, length) ? 0 : length;
+	return r;
+}
+
+/* The bytes in both @a and @b, exactly: the higher start, each end cut
+ * to it, the nearer end kept. */
+static inline struct ibk__mr_reach ibk__mr_reach_meet(struct ibk__mr_reach a,
+						      struct ibk__mr_reach b)
+{
+	struct ibk__mr_reach r;
+	uint64_t cut_a, cut_b;
+
+	r.lo = a.lo > b.lo ? a.lo : b.lo;
+	cut_a = r.lo - a.lo;
+	cut_b = r.lo - b.lo;
+	a.span = cut_a < a.span ? a.span - cut_a : 0;
+	b.span = cut_b < b.span ? b.span - cut_b : 0;
+	r.span = a.span < b.span ? a.span : b.span;
+	return r;
+}
+
+/*
+ * Writer side: what a request may reach through object @a: its own range
+ * (from 0 when zero-based, as ibk__mem_object_verdict() reads it) and,
+ * for a bound window whose region @mr cannot change (ibk__mr_frozen()),
+ * only the part whose translation lies in @mr, as ibk__mw_in_mr() checks
+ * it: the window's offsets shifted by its start when zero-based, the
+ * region's bytes below 0 after the shift cut. For a request of length at
+ * least 1, inside this reach is exactly inside both.
+ */
+static inline struct ibk__mr_reach
+ibk__mr_reach_of(const struct ibk_mem_attr *a, const struct ibk_mem_attr *mr)
+{
+	bool zero_based = (a->access & IBK_ACCESS_ZERO_BASED) != 0;
+	struct ibk__mr_reach own = ibk__mr_reach_make(zero_based ? 0 : a->addr,
+						      a->length);
+	struct ibk__mr_reach in_mr;
+	uint64_t shift = zero_based ? a->addr : 0;
+
+	if (!mr)
+		return own;
+	in_mr = ibk__mr_reach_make(mr->addr, mr->length);
+	if (in_mr.lo >= shift) {
+		in_mr.lo -= shift;
+	} else {
+		in_mr.span -= in_mr.span < shift - in_mr.lo ?
+			      in_mr.span : shift - in_mr.lo;
+		in_mr.lo = 0;
+	}
+	return ibk__mr_reach_meet(own, in_mr);
+}
+
+/*
+ * Writer side: true if region @mr, the one bound window @mw names, keeps
+ * its bytes while @mw stays bound: a live, VALID region with windows
+ * counted. ibk_mr_rereg(), ibk_mem_invalidate() and ibk_mem_deregister()
+ * refuse a region with windows; ibk_mr_fast_reg() wants it FREE. A
+ * window bound to a FREE fast-register region is checked against the
+ * region as read with the request instead.
+ */
+static inline bool ibk__mr_frozen(const struct ibk_mem_attr *mw,
+				  const struct ibk_mem_attr *mr)
+{
+	return mr && mw->length != 0 && !ibk__mem_is_window(mr) &&
+	       mr->state == IBK_MEM_VALID && mr->windows != 0;
+}
+
+/* Writer side: IBK__MR_DENY of object @a, bound to region @mr if it is a
+ * window (NULL if there is none). */
+static inline uint32_t ibk__mr_deny(const struct ibk_mem_attr *a,
+				    const struct ibk_mem_attr *mr)
+{
+	bool window = ibk__mem_is_window(a);
+	uint32_t deny =
+		(a->state == IBK_MEM_INVALID ? IBK__MR_DENY_GONE : 0u) |
+		(window && a->length == 0 ? IBK__MR_DENY_UNBOUND : 0u) |
+		(a->state != IBK_MEM_VALID ? IBK__MR_DENY_STATE : 0u) |
+		(window && a->length != 0 && !ibk__mr_frozen(a, mr) ?
+		 IBK__MR_DENY_MR : 0u);
+
+	return deny | (deny ? IBK__MEM_KEYED : 0u) |
+	       (~a->access & IBK_ACCESS_REMOTE) | IBK__MEM_OTHER;
+}
+
+/* Writer side: stores @a in @c, and what the check reads of it; @mr is
+ * the region a window is bound to, as ibk__mr_deny() takes it. */
 static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
-				      const struct ibk_mem_attr *a)
+				      const struct ibk_mem_attr *a,
+				      const struct ibk_mem_attr *mr)
 {
 	uint32_t meta = (uint32_t)(a->state & 0xfu) |
 			(uint32_t)(a->kind & 0xfu) << 4 |
 			(a->mr_index & IBK_RKEY_INDEX_MAX) << 8;
+	uint32_t deny = ibk__mr_deny(a, mr);
+	struct ibk__mr_reach reach = ibk__mr_reach_of(a, deny &
+		IBK__MR_DENY_MR || !ibk__mem_is_window(a) ? NULL : mr);
 
 	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
 	ibk__store(&c->word[IBK__MR_PD], a->pd, relaxed);
-	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
 	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
-	ibk__store(&c->word[IBK__MR_ADDR_HI], (uint32_t)(a->addr >> 32),
-		   relaxed);
-	ibk__store(&c->word[IBK__MR_ADDR_LO], (uint32_t)a->addr, relaxed);
-	ibk__store(&c->word[IBK__MR_LEN_HI], (uint32_t)(a->length >> 32),
-		   relaxed);
-	ibk__store(&c->word[IBK__MR_LEN_LO], (uint32_t)a->length, relaxed);
+	ibk__store(&c->word[IBK__MR_QPN_MASK],
+		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
+	ibk__store(&c->word[IBK__MR_DENY], deny, relaxed);
 	ibk__store(&c->word[IBK__MR_META], meta, relaxed);
+	ibk__mr_store64(c, IBK__MR_REACH_HI, reach.lo);
+	ibk__mr_store64(c, IBK__MR_SPAN_HI, reach.span);
+	ibk__mr_store64(c, IBK__MR_ADDR_HI, a->addr);
+	ibk__mr_store64(c, IBK__MR_LEN_HI, a->length);
+	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
 	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
 }
 
-/* Writer side: @n cells from @cells emptied: no object (all zero). */
+/* No object: every attribute zero, IBK_MEM_INVALID. */
+static inline const struct ibk_mem_attr *ibk__mr_none(void)
+{
+	static const struct ibk_mem_attr none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	return &none;
+}
+
+/* Writer side: @n cells from @cells emptied: no object. */
 static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
 {
-	uint32_t i, w;
+	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		for (w = 0; w < IBK__MR_WORDS; w++)
-			ibk__store(&cells[i].word[w], 0u, relaxed);
+		ibk__mr_cell_store(&cells[i], ibk__mr_none(), NULL);
 }
 
 /*
@@ -2729,11 +2888,13 @@ static inline int ibk_mr_table_reset(struct ibk_mr_table *t)
  * A writer's work on up to three objects: their indices (the same index
  * may appear twice: then both slots name one object, see
  * ibk__mr_txn_slot()), their attributes as read under the lock word, and
- * which of them the operation changed.
+ * which of them the operation changed; and room for the region of a
+ * window it did not touch (ibk__mr_txn_region()).
  */
 struct ibk__mr_txn {
 	uint32_t index[3];
 	struct ibk_mem_attr obj[3];
+	struct ibk_mem_attr region[3];
 	unsigned n;
 };
 
@@ -2758,24 +2919,51 @@ ibk__mr_txn_slot(struct ibk_mr_table *t, struct ibk__mr_txn *x,
 }
 
 /*
+ * Writer side, with the lock word held and before copy 0 changes: the
+ * region bound window *@o names, as the operation leaves it: from @x if
+ * the operation holds it, else read from copy 0 into @x's room for it.
+ * NULL for an object that is no bound window, or a region index beyond
+ * the table.
+ */
+static inline const struct ibk_mem_attr *
+ibk__mr_txn_region(const struct ibk_mr_table *t, struct ibk__mr_txn *x,
+		   const struct ibk_mem_attr *o)
+{
+	struct ibk_mem_attr *room = &x->region[o - x->obj];
+	unsigned k;
+
+	if (!ibk__mem_is_window(o) || o->length == 0 ||
+	    o->mr_index >= t->capacity)
+		return NULL;
+	for (k = 0; k < x->n; k++)
+		if (x->index[k] == o->mr_index)
+			return &x->obj[k];
+	ibk__mr_cell_load(&t->cells[0][o->mr_index], room);
+	return room;
+}
+
+/*
  * Writer side, with the lock word held: publishes @x if @v is
  * IBK_MEMOP_OK, as one generation (copy 0 while readers use copy 1, then
  * copy 1), and frees the lock word either way. Returns @v.
  */
 static inline int ibk__mr_txn_end(struct ibk_mr_table *t,
-				  const struct ibk__mr_txn *x,
+				  struct ibk__mr_txn *x,
 				  enum ibk_memop_verdict v)
 {
+	const struct ibk_mem_attr *mr[3];
 	unsigned c, k;
 
 	if (v == IBK_MEMOP_OK) {
+		for (k = 0; k < x->n; k++)	/* before copy 0 changes */
+			mr[k] = ibk__mr_txn_region(t, x, &x->obj[k]);
 		ibk__latch_flip(&t->latch);
 		for (c = 0; c < 2; c++) {
 			if (c == 1)
 				ibk_latch_write_switch(&t->latch);
 			for (k = 0; k < x->n; k++)
 				ibk__mr_cell_store(&t->cells[c][x->index[k]],
-						   &x->obj[k]);
+						   &x->obj[k], mr[k]);
 		}
 	}
 	ibk_latch_write_end(&t->latch);
@@ -2939,11 +3127,10 @@ static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
 static inline bool ibk__mr_lookup(const struct ibk_mr_table *t, unsigned c,
 				  ibk_rkey_t key, struct ibk_mem_attr *a)
 {
-	static const struct ibk_mem_attr none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	uint32_t index = ibk_rkey_index(key);
 
 	if (index >= t->capacity) {
-		ibk__mem_attr_copy(a, &none);
+		ibk__mem_attr_copy(a, ibk__mr_none());
 		return false;
 	}
 	ibk__mr_cell_load(&t->cells[c][index], a);
@@ -3021,30 +3208,210 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 	return ibk_mem_check(qp, req, &a, &mr);
 }
 
+/* The refusals' path: out of line where the compiler allows it, so that
+ * a loop checking requests keeps its registers for the granted path. */
+#if defined(__GNUC__) || defined(__clang__)
+#define IBK__MR_COLD	static __attribute__((noinline, cold, unused))
+#else
+#define IBK__MR_COLD	static inline
+#endif
+
 /*
- * The responder check of one request to @qp against the table: the
- * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
- * against the object at the R_Key's index, read in one generation (for
- * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
- * gets). @bth
- * must be followed by its RETH or AtomicETH when the opcode carries one.
- * @t, @qp and @bth must be valid.
+ * Inside a read section of copy @c: the whole responder check of @bth,
+ * done by the rules as ib_keys.h states them, one after the other: the
+ * parse, then the QP-level rules, then the object and, for a window, its
+ * region as read now. What the fast path hands over when it is not sure.
  */
 static inline enum ibk_mem_verdict
-ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
-		   const void *bth)
+ibk__mr_check_rules(const struct ibk_mr_table *t, unsigned c,
+		    const struct ibk_mem_qp *qp, const void *bth)
 {
 	struct ibk_mem_request req;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, bth, &req);
-	uint32_t gen;
 
 	if (v == IBK_MEM_NO_RKEY)	/* a WRITE MIDDLE/LAST: the QP's access */
 		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
+	return ibk__mr_check_in(t, c, qp, &req);
+}
+
+/*
+ * What the first two BTH bytes, opcode | TVer byte << 8, must be for the
+ * fast path under a QP of @type, in the bits of IBK__MR_HEAD_MASK: TVer
+ * 0 and the opcode's transport the QP's (RC 0x00-0x1f, UC 0x20-0x3f).
+ * For any other type of QP no header passes (bit 16 never does), and
+ * every request takes the rules' way.
+ */
+#define IBK__MR_HEAD_MASK	(0x10000u | 0x0f00u | IBK_OPCODE_TRANSPORT_MASK)
+
+static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
+{
+	uint32_t rc_uc = (uint32_t)type - (uint32_t)IBK_QPT_RC;
+
+	return rc_uc << 5 | (uint32_t)(rc_uc > 1) << 16;
+}
+
+/* One request as the fast path reads it, with the cell its R_Key's index
+ * names: the cell of index 0 when the index is beyond the table, whose
+ * key (index 0, or no object) the request's then never is. */
+struct ibk__mr_probe {
+	uint32_t head;		/* opcode | TVer byte << 8 */
+	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
+	uint32_t len;		/* 8 for an atomic, else the RETH's */
+	uint32_t rkey;
+	uint32_t atomic;	/* all ones for an atomic, else 0 */
+	uint64_t va;
+	const struct ibk_mr_cell *cell;
+};
+
+/* Reads @bth as a keyed request of an RC or UC QP, whatever it is: what
+ * does not fit shows up as a refusal in ibk__mr_probe_bad(). */
+static inline void ibk__mr_probe_read(struct ibk__mr_probe *r,
+				      const struct ibk_mr_cell *cells,
+				      uint32_t capacity, const void *bth)
+{
+	const uint8_t *p = (const uint8_t *)bth;
+	const uint8_t *ext = p + IBK_BTH_LEN;
+	uint32_t index, raw;
+
+	r->head = ibk__load_le16(p);
+	r->cls = ibk__mem_op6_class(r->head & 0x3fu);
+	r->atomic = 0u - (r->cls / IBK__MEM_ATOMIC & 1u);
+	/* both headers have the address at 0 and the R_Key at 8; an
+	 * AtomicETH's bytes 12-15 are swap data, not a length */
+	r->va = ibk__load_be64(ext);
+	r->rkey = ibk__load_be32(ext + 8);
+	raw = ibk__load_be32(ext + 12);
+	r->len = raw ^ ((raw ^ 8u) & r->atomic);
+	index = ibk_rkey_index(r->rkey);
+	r->cell = &cells[index < capacity ? index : 0];
+}
+
+/*
+ * Whether the request is past the end of the cell's reach: va - lo + len
+ * carries or exceeds the span. For len >= 1 and a reach with lo + span <=
+ * 2^64 that is exactly "outside": below lo, va - lo wraps to at least
+ * 2^64 - lo >= span.
+ */
+static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
+{
+	uint64_t from = r->va - ibk__mr_load64(r->cell, IBK__MR_REACH_HI);
+	uint64_t to = from + r->len;
+
+	return (uint32_t)(to < from) |
+	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN_HI));
+}
+
+/*
+ * Zero iff the request is granted (IBK_MEM_OK) on the fast path: each
+ * rule it meets is one OR'd term, zero when the rule passes. Not zero
+ * also for whatever the fast path leaves to the rules: a header or an
+ * opcode it does not take (TVer, another transport, an opcode that is not
+ * keyed), a QP without the access (@no_access: the IBK_ACCESS_REMOTE_*
+ * bits it lacks), a length of 0 or above 2^31, a window whose region may
+ * change.
+ */
+static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
+					 const struct ibk_mem_qp *qp,
+					 uint32_t head_want, uint32_t no_access)
+{
+	const struct ibk_mr_cell *c = r->cell;
+
+	return ((r->head ^ head_want) & IBK__MR_HEAD_MASK) |
+	       (r->cls & no_access) | (r->len - 1u) >> 31 |
+	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
+	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
+	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
+	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
+		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
+	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u & r->atomic);
+}
+
+/*
+ * A refused request's verdict: for what ibk__mr_probe_bad() leaves to the
+ * rules (the header, the opcode, the QP's access, the length, a window of
+ * a region that may change), by ibk__mr_check_rules(); for the others,
+ * each of the object's checks computed into one bit, in rxe's order
+ * (ibk__mem_object_verdict()), the first failing one picked without a
+ * branch.
+ */
+IBK__MR_COLD enum ibk_mem_verdict
+ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
+		      const struct ibk_mem_qp *qp, const void *bth)
+{
+	struct ibk__mr_probe r;
+	uint32_t deny, failed;
+
+	ibk__mr_probe_read(&r, t->cells[c], t->capacity, bth);
+	deny = ibk__load(&r.cell->word[IBK__MR_DENY], relaxed);
+	if (((r.head ^ ibk__mr_head_want(qp->type)) & IBK__MR_HEAD_MASK) |
+	    (r.cls & (~qp->access | IBK__MEM_OTHER)) | (r.len - 1u) >> 31 |
+	    (deny & IBK__MR_DENY_MR))
+		return ibk__mr_check_rules(t, c, qp, bth);
+	failed = (uint32_t)((ibk__load(&r.cell->word[IBK__MR_RKEY], relaxed) !=
+			     r.rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
+		 (uint32_t)(ibk__load(&r.cell->word[IBK__MR_PD], relaxed) !=
+			    qp->pd) << 1 |
+		 (uint32_t)(((ibk__load(&r.cell->word[IBK__MR_QPN], relaxed) ^
+			      qp->qpn) &
+			     ibk__load(&r.cell->word[IBK__MR_QPN_MASK],
+				       relaxed)) != 0) << 2 |
+		 (uint32_t)((deny & IBK__MR_DENY_UNBOUND) != 0) << 3 |
+		 (uint32_t)((deny & r.cls & IBK_ACCESS_REMOTE) != 0) << 4 |
+		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
+		 ibk__mr_probe_outside(&r) << 6 |
+		 (uint32_t)((r.va & 7u & r.atomic) != 0) << 7;
+	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
+	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
+							IBK_MEM_ERR_KEY);
+}
+
+/* Inside a read section of the copy @cells (copy @c of @t): the verdict
+ * on @bth, through the fast path when it grants the request. */
+static inline enum ibk_mem_verdict
+ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
+		  const struct ibk_mr_cell *cells, const struct ibk_mem_qp *qp,
+		  uint32_t head_want, uint32_t no_access, const void *bth)
+{
+	struct ibk__mr_probe r;
+
+	ibk__mr_probe_read(&r, cells, t->capacity, bth);
+	if (ibk__mr_probe_bad(&r, qp, head_want, no_access) == 0)
+		return IBK_MEM_OK;
+	return ibk__mr_probe_verdict(t, c, qp, bth);
+}
+
+/*
+ * The responder check of one request to @qp against the table: the
+ * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
+ * against the object at the R_Key's index, read in one generation (for
+ * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
+ * gets). @bth must be followed by its RETH or AtomicETH when the opcode
+ * carries one. @t, @qp and @bth must be valid.
+ *
+ * A granted request costs one pass of loads and ORs, no branch but the
+ * one on the result: the header, the request's fields once, and one
+ * cell, which holds everything the check compares (a window's reach
+ * already cut to its region's). A refused one picks its verdict from
+ * the same loads; what the pass does not cover goes through the rules
+ * one by one.
+ */
+static inline enum ibk_mem_verdict
+ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
+		   const void *bth)
+{
+	uint32_t head_want = ibk__mr_head_want(qp->type);
+	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	enum ibk_mem_verdict v;
+	uint32_t gen;
+	unsigned c;
+
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
-		v = ibk__mr_check_in(t, ibk_latch_copy(gen), qp, &req);
+		c = ibk_latch_copy(gen);
+		v = ibk__mr_check_one(t, c, t->cells[c], qp, head_want,
+				      no_access, bth);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
 }
@@ -3061,7 +3428,9 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs,
 					      uint8_t *verdicts, size_t n)
 {
-	struct ibk_mem_request req;
+	uint32_t head_want = ibk__mr_head_want(qp->type);
+	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	const struct ibk_mr_cell *cells;
 	enum ibk_mem_verdict v;
 	size_t i, ok;
 	uint32_t gen;
@@ -3070,17 +3439,14 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		for (i = 0; i < n; i++) {
-			v = ibk_mem_request_parse(qp->type, hdrs[i], &req);
-			if (v == IBK_MEM_OK)
-				v = ibk__mr_check_in(t, c, qp, &req);
-			else if (v == IBK_MEM_NO_RKEY)
-				v = ibk_mem_check(qp, &req, NULL, NULL);
+		cells = t->cells[c];
+		for (i = 0, ok = 0; i < n; i++) {
+			v = ibk__mr_check_one(t, c, cells, qp, head_want,
+					      no_access, hdrs[i]);
 			verdicts[i] = (uint8_t)v;
+			ok += v == IBK_MEM_OK;
 		}
 	} while (ibk_latch_read_retry(&t->latch, gen));
-	for (i = 0, ok = 0; i < n; i++)
-		ok += verdicts[i] == IBK_MEM_OK;
 	return ok;
 }
 
