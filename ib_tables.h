@@ -2599,11 +2599,11 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
 /*
- * The 32-bit words of a cell, 64 bytes: first what the responder check
- * reads, derived from the attributes whenever the cell is written, then
- * the attributes themselves (struct ibk_mem_attr, split), which lookups,
- * references and writers read. Storage aligned to 64 bytes puts each cell
- * in one cache line.
+ * A cell, 64 bytes: eight 32-bit words, then four 64-bit values. What the
+ * responder check reads comes first in each, derived from the attributes
+ * whenever the cell is written; then the attributes themselves (struct
+ * ibk_mem_attr, split), which lookups, references and writers read.
+ * Storage aligned to 64 bytes puts each cell in one cache line.
  */
 enum {
 	IBK__MR_RKEY,		/* the object's key, all 32 bits */
@@ -2612,13 +2612,32 @@ enum {
 	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
 	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
 	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
-	IBK__MR_REACH_HI,	/* the bytes a request may reach: */
-	IBK__MR_REACH_LO,	/* [reach, reach + span), see */
-	IBK__MR_SPAN_HI,	/* ibk__mr_reach_of() */
-	IBK__MR_SPAN_LO,
-	IBK__MR_ADDR_HI, IBK__MR_ADDR_LO, IBK__MR_LEN_HI, IBK__MR_LEN_LO,
 	IBK__MR_ACCESS, IBK__MR_WINDOWS, IBK__MR_WORDS
 };
+
+enum {
+	IBK__MR_REACH,		/* the bytes a request may reach: [reach, */
+	IBK__MR_SPAN,		/* reach + span), see ibk__mr_reach_of() */
+	IBK__MR_ADDR, IBK__MR_LENGTH, IBK__MR_WIDES
+};
+
+/*
+ * A 64-bit value of a cell: one atomic where 64-bit atomics are lock-free
+ * on a 64-bit host (a relaxed load is one plain load), else two 32-bit
+ * halves, high first, for every other port (they promise 32 bits only).
+ * A read section may see the halves of two writes: the latch retries it.
+ */
+#if defined(IBK__STD_ATOMICS) && defined(__SIZEOF_POINTER__) && \
+    __SIZEOF_POINTER__ == 8 && ATOMIC_LLONG_LOCK_FREE == 2
+#define IBK__MR_WIDE_ATOMIC 1
+struct ibk__mr_wide {
+	IBK__ATOMIC(uint64_t) v;
+};
+#else
+struct ibk__mr_wide {
+	IBK__ATOMIC(uint32_t) half[2];
+};
+#endif
 
 /*
  * The refusals of an object that no request changes, set in IBK__MR_DENY
@@ -2638,6 +2657,7 @@ enum {
 /* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
+	struct ibk__mr_wide wide[IBK__MR_WIDES];
 };
 
 IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 64,
@@ -2656,20 +2676,28 @@ struct ibk_mr_ref {
 	struct ibk_mem_attr attr;
 };
 
-/* Inside a read section: the 64-bit value in words @hi and @hi + 1. */
+/* Inside a read section: the 64-bit value @which (IBK__MR_REACH ...). */
 static inline uint64_t ibk__mr_load64(const struct ibk_mr_cell *c,
-				      unsigned hi)
+				      unsigned which)
 {
-	return (uint64_t)ibk__load(&c->word[hi], relaxed) << 32 |
-	       ibk__load(&c->word[hi + 1], relaxed);
+#ifdef IBK__MR_WIDE_ATOMIC
+	return ibk__load(&c->wide[which].v, relaxed);
+#else
+	return (uint64_t)ibk__load(&c->wide[which].half[0], relaxed) << 32 |
+	       ibk__load(&c->wide[which].half[1], relaxed);
+#endif
 }
 
-/* Writer side: @v into words @hi and @hi + 1. */
-static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned hi,
+/* Writer side: @v into the 64-bit value @which. */
+static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned which,
 				   uint64_t v)
 {
-	ibk__store(&c->word[hi], (uint32_t)(v >> 32), relaxed);
-	ibk__store(&c->word[hi + 1], (uint32_t)v, relaxed);
+#ifdef IBK__MR_WIDE_ATOMIC
+	ibk__store(&c->wide[which].v, v, relaxed);
+#else
+	ibk__store(&c->wide[which].half[0], (uint32_t)(v >> 32), relaxed);
+	ibk__store(&c->wide[which].half[1], (uint32_t)v, relaxed);
+#endif
 }
 
 /* Inside a read section, or by the writer: the attributes in @c. */
@@ -2682,8 +2710,8 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
 	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
-	a->addr = ibk__mr_load64(c, IBK__MR_ADDR_HI);
-	a->length = ibk__mr_load64(c, IBK__MR_LEN_HI);
+	a->addr = ibk__mr_load64(c, IBK__MR_ADDR);
+	a->length = ibk__mr_load64(c, IBK__MR_LENGTH);
 	a->state = (uint8_t)(meta & 0xfu);
 	a->kind = (uint8_t)(meta >> 4 & 0xfu);
 	a->mr_index = meta >> 8;
@@ -2813,10 +2841,10 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
 	ibk__store(&c->word[IBK__MR_DENY], deny, relaxed);
 	ibk__store(&c->word[IBK__MR_META], meta, relaxed);
-	ibk__mr_store64(c, IBK__MR_REACH_HI, reach.lo);
-	ibk__mr_store64(c, IBK__MR_SPAN_HI, reach.span);
-	ibk__mr_store64(c, IBK__MR_ADDR_HI, a->addr);
-	ibk__mr_store64(c, IBK__MR_LEN_HI, a->length);
+	ibk__mr_store64(c, IBK__MR_REACH, reach.lo);
+	ibk__mr_store64(c, IBK__MR_SPAN, reach.span);
+	ibk__mr_store64(c, IBK__MR_ADDR, a->addr);
+	ibk__mr_store64(c, IBK__MR_LENGTH, a->length);
 	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
 	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
 }
@@ -3208,12 +3236,15 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 	return ibk_mem_check(qp, req, &a, &mr);
 }
 
-/* The refusals' path: out of line where the compiler allows it, so that
- * a loop checking requests keeps its registers for the granted path. */
+/* The refusals' path out of line and the granted path inlined, where
+ * the compiler allows it: a caller's loop keeps its registers for the
+ * granted path, and a single check costs no call. */
 #if defined(__GNUC__) || defined(__clang__)
 #define IBK__MR_COLD	static __attribute__((noinline, cold, unused))
+#define IBK__MR_HOT	static inline __attribute__((always_inline))
 #else
 #define IBK__MR_COLD	static inline
+#define IBK__MR_HOT	static inline
 #endif
 
 /*
@@ -3260,7 +3291,7 @@ struct ibk__mr_probe {
 	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
 	uint32_t len;		/* 8 for an atomic, else the RETH's */
 	uint32_t rkey;
-	uint32_t atomic;	/* all ones for an atomic, else 0 */
+	uint32_t atomic;	/* IBK__MEM_ATOMIC for an atomic, else 0 */
 	uint64_t va;
 	const struct ibk_mr_cell *cell;
 };
@@ -3271,21 +3302,27 @@ static inline void ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk_mr_cell *cells,
 				      uint32_t capacity, const void *bth)
 {
+	static const uint8_t no_ext[16] = { 0 };
 	const uint8_t *p = (const uint8_t *)bth;
-	const uint8_t *ext = p + IBK_BTH_LEN;
+	const uint8_t *ext;
 	uint32_t index, raw;
 
 	r->head = ibk__load_le16(p);
 	r->cls = ibk__mem_op6_class(r->head & 0x3fu);
-	r->atomic = 0u - (r->cls / IBK__MEM_ATOMIC & 1u);
+	/* the RETH or AtomicETH is there only for an RC or UC opcode that
+	 * carries one; any other reads as zeros */
+	ext = (r->head & 0xc0u) == 0 && (r->cls & IBK__MEM_KEYED) ?
+	      p + IBK_BTH_LEN : no_ext;
+	r->atomic = r->cls & IBK__MEM_ATOMIC;
 	/* both headers have the address at 0 and the R_Key at 8; an
 	 * AtomicETH's bytes 12-15 are swap data, not a length */
 	r->va = ibk__load_be64(ext);
 	r->rkey = ibk__load_be32(ext + 8);
 	raw = ibk__load_be32(ext + 12);
-	r->len = raw ^ ((raw ^ 8u) & r->atomic);
+	r->len = r->atomic ? 8u : raw;
 	index = ibk_rkey_index(r->rkey);
-	r->cell = &cells[index < capacity ? index : 0];
+	/* masked, not selected: compilers keep a branch-free form */
+	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
 }
 
 /*
@@ -3296,11 +3333,11 @@ static inline void ibk__mr_probe_read(struct ibk__mr_probe *r,
  */
 static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
 {
-	uint64_t from = r->va - ibk__mr_load64(r->cell, IBK__MR_REACH_HI);
+	uint64_t from = r->va - ibk__mr_load64(r->cell, IBK__MR_REACH);
 	uint64_t to = from + r->len;
 
 	return (uint32_t)(to < from) |
-	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN_HI));
+	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN));
 }
 
 /*
@@ -3325,7 +3362,7 @@ static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
 	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
 	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
 		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
-	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u & r->atomic);
+	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->atomic;
 }
 
 /*
@@ -3346,7 +3383,8 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 	ibk__mr_probe_read(&r, t->cells[c], t->capacity, bth);
 	deny = ibk__load(&r.cell->word[IBK__MR_DENY], relaxed);
 	if (((r.head ^ ibk__mr_head_want(qp->type)) & IBK__MR_HEAD_MASK) |
-	    (r.cls & (~qp->access | IBK__MEM_OTHER)) | (r.len - 1u) >> 31 |
+	    (r.cls & ((~qp->access & IBK_ACCESS_REMOTE) | IBK__MEM_OTHER)) |
+	    (r.len - 1u) >> 31 |
 	    (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
 	failed = (uint32_t)((ibk__load(&r.cell->word[IBK__MR_RKEY], relaxed) !=
@@ -3361,7 +3399,7 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 		 (uint32_t)((deny & r.cls & IBK_ACCESS_REMOTE) != 0) << 4 |
 		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
 		 ibk__mr_probe_outside(&r) << 6 |
-		 (uint32_t)((r.va & 7u & r.atomic) != 0) << 7;
+		 (uint32_t)((r.va & 7u) * r.atomic != 0) << 7;
 	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
 	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
 							IBK_MEM_ERR_KEY);
@@ -3369,7 +3407,7 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 
 /* Inside a read section of the copy @cells (copy @c of @t): the verdict
  * on @bth, through the fast path when it grants the request. */
-static inline enum ibk_mem_verdict
+IBK__MR_HOT enum ibk_mem_verdict
 ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 		  const struct ibk_mr_cell *cells, const struct ibk_mem_qp *qp,
 		  uint32_t head_want, uint32_t no_access, const void *bth)
@@ -3397,7 +3435,7 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
  * the same loads; what the pass does not cover goes through the rules
  * one by one.
  */
-static inline enum ibk_mem_verdict
+IBK__MR_HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
