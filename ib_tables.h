@@ -2581,9 +2581,13 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
  * a device reset, ibk_mr_table_reset() empties the table as one more
  * generation; initialising it again would restart the count.
  *
- * Memory: the caller's, IBK_MR_CELLS(C) 40-byte cells for a table of
- * capacity C (1 to 2^24, the key's index space): 80 bytes per object.
- * Keys whose index is C or more name no object.
+ * Memory: the caller's, IBK_MR_CELLS(C) 64-byte cells for a table of
+ * capacity C (1 to 2^24, the key's index space): 128 bytes per object.
+ * Keys whose index is C or more name no object. A cell holds, besides
+ * the attributes, what the responder check compares, derived when it is
+ * written: a granted check reads one cell (one cache line when the
+ * storage is 64-byte aligned), a window's included, whose reach is cut
+ * to its region's bytes when the window is bound.
  *
  *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
  *	static struct ibk_mr_table mrs;
@@ -3287,42 +3291,49 @@ static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
  * names: the cell of index 0 when the index is beyond the table, whose
  * key (index 0, or no object) the request's then never is. */
 struct ibk__mr_probe {
-	uint32_t head;		/* opcode | TVer byte << 8 */
 	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
 	uint32_t len;		/* 8 for an atomic, else the RETH's */
 	uint32_t rkey;
-	uint32_t atomic;	/* IBK__MEM_ATOMIC for an atomic, else 0 */
+	uint32_t align;		/* 7 for an atomic, else 0 */
 	uint64_t va;
 	const struct ibk_mr_cell *cell;
 };
 
-/* Reads @bth as a keyed request of an RC or UC QP, whatever it is: what
- * does not fit shows up as a refusal in ibk__mr_probe_bad(). */
-static inline void ibk__mr_probe_read(struct ibk__mr_probe *r,
+/*
+ * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
+ * SWAP, FETCH ADD) of the QP's transport, with TVer 0 (@head_want), that
+ * the QP's access flags allow (@no_access: the IBK_ACCESS_REMOTE_* bits
+ * they lack): false, reading no further than the BTH, for any other; the
+ * rules check those. What else does not fit shows up as a refusal in
+ * ibk__mr_probe_bad().
+ */
+static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk_mr_cell *cells,
-				      uint32_t capacity, const void *bth)
+				      uint32_t capacity, uint32_t head_want,
+				      uint32_t no_access, const void *bth)
 {
-	static const uint8_t no_ext[16] = { 0 };
 	const uint8_t *p = (const uint8_t *)bth;
-	const uint8_t *ext;
-	uint32_t index, raw;
+	const uint8_t *ext = p + IBK_BTH_LEN;
+	uint32_t head = ibk__load_le16(p);
+	uint32_t index, raw, eight;
 
-	r->head = ibk__load_le16(p);
-	r->cls = ibk__mem_op6_class(r->head & 0x3fu);
-	/* the RETH or AtomicETH is there only for an RC or UC opcode that
-	 * carries one; any other reads as zeros */
-	ext = (r->head & 0xc0u) == 0 && (r->cls & IBK__MEM_KEYED) ?
-	      p + IBK_BTH_LEN : no_ext;
-	r->atomic = r->cls & IBK__MEM_ATOMIC;
+	r->cls = ibk__mem_op6_class(head & 0x3fu);
+	if ((((head ^ head_want) & IBK__MR_HEAD_MASK) |
+	     (~r->cls & IBK__MEM_KEYED) | (r->cls & no_access)) != 0)
+		return false;
+	/* 8 for an atomic, else 0 */
+	eight = r->cls / (IBK__MEM_ATOMIC / 8u) & 8u;
+	r->align = eight - eight / 8u;
 	/* both headers have the address at 0 and the R_Key at 8; an
 	 * AtomicETH's bytes 12-15 are swap data, not a length */
 	r->va = ibk__load_be64(ext);
 	r->rkey = ibk__load_be32(ext + 8);
 	raw = ibk__load_be32(ext + 12);
-	r->len = r->atomic ? 8u : raw;
+	r->len = eight ? eight : raw;
 	index = ibk_rkey_index(r->rkey);
 	/* masked, not selected: compilers keep a branch-free form */
 	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
+	return true;
 }
 
 /*
@@ -3341,28 +3352,23 @@ static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
 }
 
 /*
- * Zero iff the request is granted (IBK_MEM_OK) on the fast path: each
- * rule it meets is one OR'd term, zero when the rule passes. Not zero
- * also for whatever the fast path leaves to the rules: a header or an
- * opcode it does not take (TVer, another transport, an opcode that is not
- * keyed), a QP without the access (@no_access: the IBK_ACCESS_REMOTE_*
- * bits it lacks), a length of 0 or above 2^31, a window whose region may
- * change.
+ * Zero iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK):
+ * each rule it meets is one OR'd term, zero when the rule passes. Not
+ * zero also for what the fast path leaves to the rules: a length of 0 or
+ * above 2^31, a window whose region may change.
  */
 static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
-					 const struct ibk_mem_qp *qp,
-					 uint32_t head_want, uint32_t no_access)
+					 const struct ibk_mem_qp *qp)
 {
 	const struct ibk_mr_cell *c = r->cell;
 
-	return ((r->head ^ head_want) & IBK__MR_HEAD_MASK) |
-	       (r->cls & no_access) | (r->len - 1u) >> 31 |
+	return (r->len - 1u) >> 31 |
 	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
 	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
 	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
 	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
 		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
-	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->atomic;
+	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & r->align);
 }
 
 /*
@@ -3380,12 +3386,12 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 	struct ibk__mr_probe r;
 	uint32_t deny, failed;
 
-	ibk__mr_probe_read(&r, t->cells[c], t->capacity, bth);
+	if (!ibk__mr_probe_read(&r, t->cells[c], t->capacity,
+				ibk__mr_head_want(qp->type),
+				~qp->access & IBK_ACCESS_REMOTE, bth))
+		return ibk__mr_check_rules(t, c, qp, bth);
 	deny = ibk__load(&r.cell->word[IBK__MR_DENY], relaxed);
-	if (((r.head ^ ibk__mr_head_want(qp->type)) & IBK__MR_HEAD_MASK) |
-	    (r.cls & ((~qp->access & IBK_ACCESS_REMOTE) | IBK__MEM_OTHER)) |
-	    (r.len - 1u) >> 31 |
-	    (deny & IBK__MR_DENY_MR))
+	if (((r.len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
 	failed = (uint32_t)((ibk__load(&r.cell->word[IBK__MR_RKEY], relaxed) !=
 			     r.rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
@@ -3399,7 +3405,7 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 		 (uint32_t)((deny & r.cls & IBK_ACCESS_REMOTE) != 0) << 4 |
 		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
 		 ibk__mr_probe_outside(&r) << 6 |
-		 (uint32_t)((r.va & 7u) * r.atomic != 0) << 7;
+		 (uint32_t)((r.va & r.align) != 0) << 7;
 	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
 	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
 							IBK_MEM_ERR_KEY);
@@ -3414,8 +3420,8 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 {
 	struct ibk__mr_probe r;
 
-	ibk__mr_probe_read(&r, cells, t->capacity, bth);
-	if (ibk__mr_probe_bad(&r, qp, head_want, no_access) == 0)
+	if (ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
+			       bth) && ibk__mr_probe_bad(&r, qp) == 0)
 		return IBK_MEM_OK;
 	return ibk__mr_probe_verdict(t, c, qp, bth);
 }
