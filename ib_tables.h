@@ -3294,7 +3294,7 @@ struct ibk__mr_probe {
 	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
 	uint32_t len;		/* 8 for an atomic, else the RETH's */
 	uint32_t rkey;
-	uint32_t align;		/* 7 for an atomic, else 0 */
+	uint32_t eight;		/* 8 for an atomic, else 0 */
 	uint64_t va;
 	const struct ibk_mr_cell *cell;
 };
@@ -3319,17 +3319,18 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 
 	r->cls = ibk__mem_op6_class(head & 0x3fu);
 	if ((((head ^ head_want) & IBK__MR_HEAD_MASK) |
-	     (~r->cls & IBK__MEM_KEYED) | (r->cls & no_access)) != 0)
+	     (r->cls & (IBK__MEM_OTHER | no_access))) != 0)
 		return false;
-	/* 8 for an atomic, else 0 */
-	eight = r->cls / (IBK__MEM_ATOMIC / 8u) & 8u;
-	r->align = eight - eight / 8u;
+	/* of the keyed opcodes, only the atomics ask for remote atomic
+	 * access: 8 for those, 0 for the others */
+	eight = r->cls & IBK_ACCESS_REMOTE_ATOMIC;
 	/* both headers have the address at 0 and the R_Key at 8; an
 	 * AtomicETH's bytes 12-15 are swap data, not a length */
 	r->va = ibk__load_be64(ext);
 	r->rkey = ibk__load_be32(ext + 8);
 	raw = ibk__load_be32(ext + 12);
 	r->len = eight ? eight : raw;
+	r->eight = eight;
 	index = ibk_rkey_index(r->rkey);
 	/* masked, not selected: compilers keep a branch-free form */
 	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
@@ -3368,44 +3369,45 @@ static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
 	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
 	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
 		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
-	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & r->align);
+	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->eight;
 }
 
 /*
- * A refused request's verdict: for what ibk__mr_probe_bad() leaves to the
- * rules (the header, the opcode, the QP's access, the length, a window of
- * a region that may change), by ibk__mr_check_rules(); for the others,
+ * A refused request's verdict, from what the fast path read of it in @r
+ * (NULL if it took none of it): for what it leaves to the rules (the
+ * header, the opcode, the QP's access, the length, a window of a region
+ * that may change), by ibk__mr_check_rules(); for the others,
  * each of the object's checks computed into one bit, in rxe's order
  * (ibk__mem_object_verdict()), the first failing one picked without a
  * branch.
  */
 IBK__MR_COLD enum ibk_mem_verdict
 ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
-		      const struct ibk_mem_qp *qp, const void *bth)
+		      const struct ibk_mem_qp *qp,
+		      const struct ibk__mr_probe *r, const void *bth)
 {
-	struct ibk__mr_probe r;
+	const struct ibk_mr_cell *cell;
 	uint32_t deny, failed;
 
-	if (!ibk__mr_probe_read(&r, t->cells[c], t->capacity,
-				ibk__mr_head_want(qp->type),
-				~qp->access & IBK_ACCESS_REMOTE, bth))
+	if (!r)
 		return ibk__mr_check_rules(t, c, qp, bth);
-	deny = ibk__load(&r.cell->word[IBK__MR_DENY], relaxed);
-	if (((r.len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
+	cell = r->cell;
+	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
+	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
-	failed = (uint32_t)((ibk__load(&r.cell->word[IBK__MR_RKEY], relaxed) !=
-			     r.rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
-		 (uint32_t)(ibk__load(&r.cell->word[IBK__MR_PD], relaxed) !=
+	failed = (uint32_t)((ibk__load(&cell->word[IBK__MR_RKEY], relaxed) !=
+			     r->rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
+		 (uint32_t)(ibk__load(&cell->word[IBK__MR_PD], relaxed) !=
 			    qp->pd) << 1 |
-		 (uint32_t)(((ibk__load(&r.cell->word[IBK__MR_QPN], relaxed) ^
+		 (uint32_t)(((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^
 			      qp->qpn) &
-			     ibk__load(&r.cell->word[IBK__MR_QPN_MASK],
-				       relaxed)) != 0) << 2 |
+			     ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
+			    != 0) << 2 |
 		 (uint32_t)((deny & IBK__MR_DENY_UNBOUND) != 0) << 3 |
-		 (uint32_t)((deny & r.cls & IBK_ACCESS_REMOTE) != 0) << 4 |
+		 (uint32_t)((deny & r->cls & IBK_ACCESS_REMOTE) != 0) << 4 |
 		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
-		 ibk__mr_probe_outside(&r) << 6 |
-		 (uint32_t)((r.va & r.align) != 0) << 7;
+		 ibk__mr_probe_outside(r) << 6 |
+		 (uint32_t)(((uint32_t)r->va & 7u) * r->eight != 0) << 7;
 	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
 	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
 							IBK_MEM_ERR_KEY);
@@ -3420,10 +3422,12 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 {
 	struct ibk__mr_probe r;
 
-	if (ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
-			       bth) && ibk__mr_probe_bad(&r, qp) == 0)
+	if (!ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
+				bth))
+		return ibk__mr_probe_verdict(t, c, qp, NULL, bth);
+	if (ibk__mr_probe_bad(&r, qp) == 0)
 		return IBK_MEM_OK;
-	return ibk__mr_probe_verdict(t, c, qp, bth);
+	return ibk__mr_probe_verdict(t, c, qp, &r, bth);
 }
 
 /*
