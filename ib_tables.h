@@ -3282,9 +3282,13 @@ ibk__mr_check_rules(const struct ibk_mr_table *t, unsigned c,
 
 static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
 {
-	uint32_t rc_uc = (uint32_t)type - (uint32_t)IBK_QPT_RC;
+	/* by enum ibk_qp_type: SMI, GSI, RC, UC, UD */
+	static const uint32_t want[IBK_QPT_UD + 1] = {
+		0x10000u, 0x10000u, IBK_TRANSPORT_RC, IBK_TRANSPORT_UC,
+		0x10000u,
+	};
 
-	return rc_uc << 5 | (uint32_t)(rc_uc > 1) << 16;
+	return (unsigned)type <= (unsigned)IBK_QPT_UD ? want[type] : 0x10000u;
 }
 
 /* One request as the fast path reads it, with the cell its R_Key's index
