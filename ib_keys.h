@@ -2393,38 +2393,62 @@ ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
  * for RC (0x00-0x1f) and UC (0x20-0x3f); nothing for any other. The low
  * four bits are the access it needs (IBK_ACCESS_REMOTE_*); IBK__MEM_ATOMIC
  * marks an 8-byte atomic, IBK__MEM_FLUSH the FLUSH this check refuses,
- * IBK__MEM_CONT a WRITE MIDDLE or LAST, which has no RETH.
+ * IBK__MEM_CONT a WRITE MIDDLE or LAST, which has no RETH. The other two
+ * bits serve ib_tables.h's fast path, which checks only the opcodes whose
+ * whole check is the R_Key's (a RETH with its length: RDMA WRITE FIRST or
+ * ONLY, READ; an AtomicETH's 8 bytes: COMPARE SWAP, FETCH ADD): they have
+ * IBK__MEM_KEYED, every other opcode IBK__MEM_OTHER.
  */
-#define IBK__MEM_W	IBK_ACCESS_REMOTE_WRITE
-#define IBK__MEM_R	IBK_ACCESS_REMOTE_READ
-#define IBK__MEM_A	(IBK_ACCESS_REMOTE_ATOMIC | IBK__MEM_ATOMIC)
-#define IBK__MEM_AW	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_ATOMIC)
-#define IBK__MEM_WC	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_CONT)
+#define IBK__MEM_W	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_KEYED)
+#define IBK__MEM_R	(IBK_ACCESS_REMOTE_READ | IBK__MEM_KEYED)
+#define IBK__MEM_A	(IBK_ACCESS_REMOTE_ATOMIC | IBK__MEM_ATOMIC | \
+			 IBK__MEM_KEYED)
+#define IBK__MEM_AW	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_ATOMIC | \
+			 IBK__MEM_OTHER)
+#define IBK__MEM_WC	(IBK_ACCESS_REMOTE_WRITE | IBK__MEM_CONT | \
+			 IBK__MEM_OTHER)
+#define IBK__MEM_FL	(IBK__MEM_FLUSH | IBK__MEM_OTHER)
+#define IBK__MEM_NO	IBK__MEM_OTHER	/* nothing to check */
+#define IBK__MEM_KEYED	0x01u
 #define IBK__MEM_ATOMIC	0x10u
 #define IBK__MEM_FLUSH	0x20u
 #define IBK__MEM_CONT	0x40u
+#define IBK__MEM_OTHER	0x80u
 
-static inline unsigned ibk__mem_op_class(uint8_t opcode)
+/* The class of an RC or UC opcode's low six bits (@op6 below 64). */
+static inline unsigned ibk__mem_op6_class(unsigned op6)
 {
 	static const uint8_t cls[64] = {
 		/* RC: SENDs 0x00-0x05, WRITE FIRST 0x06, MIDDLE, LAST,
 		 * LAST_IMM, ONLY 0x0a, ONLY_IMM, READ 0x0c, responses and
 		 * ACKs 0x0d-0x12, COMPARE SWAP 0x13, FETCH ADD 0x14, ...,
 		 * FLUSH 0x1c, ATOMIC WRITE 0x1d */
-		0, 0, 0, 0, 0, 0, IBK__MEM_W, IBK__MEM_WC,
-		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W, IBK__MEM_R,
-		0, 0, 0,
-		0, 0, 0, IBK__MEM_A, IBK__MEM_A, 0, 0, 0,
-		0, 0, 0, 0, IBK__MEM_FLUSH, IBK__MEM_AW, 0, 0,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_W, IBK__MEM_WC,
+		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W,
+		IBK__MEM_R, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_A,
+		IBK__MEM_A, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_FL, IBK__MEM_AW, IBK__MEM_NO, IBK__MEM_NO,
 		/* UC: WRITE FIRST 0x26, MIDDLE, LAST, LAST_IMM, ONLY 0x2a,
 		 * ONLY_IMM 0x2b */
-		0, 0, 0, 0, 0, 0, IBK__MEM_W, IBK__MEM_WC,
-		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W, 0, 0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0,
-		0, 0, 0, 0, 0, 0, 0, 0,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_W, IBK__MEM_WC,
+		IBK__MEM_WC, IBK__MEM_WC, IBK__MEM_W, IBK__MEM_W,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
+		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
 	};
 
-	return opcode < 64 ? cls[opcode] : 0;
+	return cls[op6];
+}
+
+static inline unsigned ibk__mem_op_class(uint8_t opcode)
+{
+	return opcode < 64 ? ibk__mem_op6_class(opcode) : 0;
 }
 
 /*

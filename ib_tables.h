@@ -2990,9 +2990,13 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
  * a device reset, ibk_mr_table_reset() empties the table as one more
  * generation; initialising it again would restart the count.
  *
- * Memory: the caller's, IBK_MR_CELLS(C) 40-byte cells for a table of
- * capacity C (1 to 2^24, the key's index space): 80 bytes per object.
- * Keys whose index is C or more name no object.
+ * Memory: the caller's, IBK_MR_CELLS(C) 64-byte cells for a table of
+ * capacity C (1 to 2^24, the key's index space): 128 bytes per object.
+ * Keys whose index is C or more name no object. A cell holds, besides
+ * the attributes, what the responder check compares, derived when it is
+ * written: a granted check reads one cell (one cache line when the
+ * storage is 64-byte aligned), a window's included, whose reach is cut
+ * to its region's bytes when the window is bound.
  *
  *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
  *	static struct ibk_mr_table mrs;
@@ -3007,20 +3011,69 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 /* Cells for a table of @capacity objects: one per object in each copy. */
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
-/* The 32-bit words of a cell: struct ibk_mem_attr, split. */
+/*
+ * A cell, 64 bytes: eight 32-bit words, then four 64-bit values. What the
+ * responder check reads comes first in each, derived from the attributes
+ * whenever the cell is written; then the attributes themselves (struct
+ * ibk_mem_attr, split), which lookups, references and writers read.
+ * Storage aligned to 64 bytes puts each cell in one cache line.
+ */
 enum {
-	IBK__MR_RKEY, IBK__MR_PD, IBK__MR_ACCESS, IBK__MR_QPN,
-	IBK__MR_ADDR_HI, IBK__MR_ADDR_LO, IBK__MR_LEN_HI, IBK__MR_LEN_LO,
+	IBK__MR_RKEY,		/* the object's key, all 32 bits */
+	IBK__MR_PD,
+	IBK__MR_QPN,		/* type 2 window: the QP it is bound to */
+	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
+	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
 	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
-	IBK__MR_WINDOWS, IBK__MR_WORDS
+	IBK__MR_ACCESS, IBK__MR_WINDOWS, IBK__MR_WORDS
 };
 
-/* One object of a table copy; all zero is no object (IBK_MEM_INVALID). */
+enum {
+	IBK__MR_REACH,		/* the bytes a request may reach: [reach, */
+	IBK__MR_SPAN,		/* reach + span), see ibk__mr_reach_of() */
+	IBK__MR_ADDR, IBK__MR_LENGTH, IBK__MR_WIDES
+};
+
+/*
+ * A 64-bit value of a cell: one atomic where 64-bit atomics are lock-free
+ * on a 64-bit host (a relaxed load is one plain load), else two 32-bit
+ * halves, high first, for every other port (they promise 32 bits only).
+ * A read section may see the halves of two writes: the latch retries it.
+ */
+#if defined(IBK__STD_ATOMICS) && defined(__SIZEOF_POINTER__) && \
+    __SIZEOF_POINTER__ == 8 && ATOMIC_LLONG_LOCK_FREE == 2
+#define IBK__MR_WIDE_ATOMIC 1
+struct ibk__mr_wide {
+	IBK__ATOMIC(uint64_t) v;
+};
+#else
+struct ibk__mr_wide {
+	IBK__ATOMIC(uint32_t) half[2];
+};
+#endif
+
+/*
+ * The refusals of an object that no request changes, set in IBK__MR_DENY
+ * when the cell is written, laid out for one AND with the class of a
+ * request's opcode (ibk__mem_op6_class()): any of the four below also
+ * sets IBK__MEM_KEYED, which every keyed opcode has; the remote access
+ * the object does not grant sits where IBK_ACCESS_REMOTE_* have it; and
+ * every cell has IBK__MEM_OTHER, which every other opcode has. No bit
+ * shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH or IBK__MEM_CONT.
+ */
+#define IBK__MR_DENY_GONE	0x100u	/* no object (IBK_MEM_INVALID) */
+#define IBK__MR_DENY_UNBOUND	0x200u	/* window of length 0 */
+#define IBK__MR_DENY_STATE	0x400u	/* not IBK_MEM_VALID */
+#define IBK__MR_DENY_MR		0x800u	/* window on a region that may
+					 * change: its reach reads the MR */
+
+/* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
+	struct ibk__mr_wide wide[IBK__MR_WIDES];
 };
 
-IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 40,
+IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 64,
 		   "table storage must have the same layout in C and C++");
 
 struct ibk_mr_table {
@@ -3036,6 +3089,30 @@ struct ibk_mr_ref {
 	struct ibk_mem_attr attr;
 };
 
+/* Inside a read section: the 64-bit value @which (IBK__MR_REACH ...). */
+static inline uint64_t ibk__mr_load64(const struct ibk_mr_cell *c,
+				      unsigned which)
+{
+#ifdef IBK__MR_WIDE_ATOMIC
+	return ibk__load(&c->wide[which].v, relaxed);
+#else
+	return (uint64_t)ibk__load(&c->wide[which].half[0], relaxed) << 32 |
+	       ibk__load(&c->wide[which].half[1], relaxed);
+#endif
+}
+
+/* Writer side: @v into the 64-bit value @which. */
+static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned which,
+				   uint64_t v)
+{
+#ifdef IBK__MR_WIDE_ATOMIC
+	ibk__store(&c->wide[which].v, v, relaxed);
+#else
+	ibk__store(&c->wide[which].half[0], (uint32_t)(v >> 32), relaxed);
+	ibk__store(&c->wide[which].half[1], (uint32_t)v, relaxed);
+#endif
+}
+
 /* Inside a read section, or by the writer: the attributes in @c. */
 static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 				     struct ibk_mem_attr *a)
@@ -3046,46 +3123,160 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
 	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
-	a->addr = (uint64_t)ibk__load(&c->word[IBK__MR_ADDR_HI], relaxed) << 32 |
-		  ibk__load(&c->word[IBK__MR_ADDR_LO], relaxed);
-	a->length = (uint64_t)ibk__load(&c->word[IBK__MR_LEN_HI], relaxed) << 32 |
-		    ibk__load(&c->word[IBK__MR_LEN_LO], relaxed);
+	a->addr = ibk__mr_load64(c, IBK__MR_ADDR);
+	a->length = ibk__mr_load64(c, IBK__MR_LENGTH);
 	a->state = (uint8_t)(meta & 0xfu);
 	a->kind = (uint8_t)(meta >> 4 & 0xfu);
 	a->mr_index = meta >> 8;
 	a->windows = ibk__load(&c->word[IBK__MR_WINDOWS], relaxed);
 }
 
-/* Writer side: stores @a in @c. */
+/*
+ * The bytes a request may reach: [lo, lo + span), lo + span at most 2^64
+ * (exactly), span 0 when nothing can be reached. A request of length
+ * len >= 1 at va lies inside iff va - lo + len, in 64-bit arithmetic,
+ * neither carries nor exceeds span (ibk__mr_check_bits()).
+ */
+struct ibk__mr_reach {
+	uint64_t lo;
+	uint64_t span;
+};
+
+/* [base, base + length), or nothing if it ends past 2^64: what
+ * ibk_mem_range_ok() lets a request reach in such a region. */
+static inline struct ibk__mr_reach ibk__mr_reach_make(uint64_t base,
+						      uint64_t length)
+{
+	struct ibk__mr_reach r;
+
+	r.lo = base;
+	r.span = ibk__range_past_2_64(base, length) ? 0 : length;
+	return r;
+}
+
+/* The bytes in both @a and @b, exactly: the higher start, each end cut
+ * to it, the nearer end kept. */
+static inline struct ibk__mr_reach ibk__mr_reach_meet(struct ibk__mr_reach a,
+						      struct ibk__mr_reach b)
+{
+	struct ibk__mr_reach r;
+	uint64_t cut_a, cut_b;
+
+	r.lo = a.lo > b.lo ? a.lo : b.lo;
+	cut_a = r.lo - a.lo;
+	cut_b = r.lo - b.lo;
+	a.span = cut_a < a.span ? a.span - cut_a : 0;
+	b.span = cut_b < b.span ? b.span - cut_b : 0;
+	r.span = a.span < b.span ? a.span : b.span;
+	return r;
+}
+
+/*
+ * Writer side: what a request may reach through object @a: its own range
+ * (from 0 when zero-based, as ibk__mem_object_verdict() reads it) and,
+ * for a bound window whose region @mr cannot change (ibk__mr_frozen()),
+ * only the part whose translation lies in @mr, as ibk__mw_in_mr() checks
+ * it: the window's offsets shifted by its start when zero-based, the
+ * region's bytes below 0 after the shift cut. For a request of length at
+ * least 1, inside this reach is exactly inside both.
+ */
+static inline struct ibk__mr_reach
+ibk__mr_reach_of(const struct ibk_mem_attr *a, const struct ibk_mem_attr *mr)
+{
+	bool zero_based = (a->access & IBK_ACCESS_ZERO_BASED) != 0;
+	struct ibk__mr_reach own = ibk__mr_reach_make(zero_based ? 0 : a->addr,
+						      a->length);
+	struct ibk__mr_reach in_mr;
+	uint64_t shift = zero_based ? a->addr : 0;
+
+	if (!mr)
+		return own;
+	in_mr = ibk__mr_reach_make(mr->addr, mr->length);
+	if (in_mr.lo >= shift) {
+		in_mr.lo -= shift;
+	} else {
+		in_mr.span -= in_mr.span < shift - in_mr.lo ?
+			      in_mr.span : shift - in_mr.lo;
+		in_mr.lo = 0;
+	}
+	return ibk__mr_reach_meet(own, in_mr);
+}
+
+/*
+ * Writer side: true if region @mr, the one bound window @mw names, keeps
+ * its bytes while @mw stays bound: a live, VALID region with windows
+ * counted. ibk_mr_rereg(), ibk_mem_invalidate() and ibk_mem_deregister()
+ * refuse a region with windows; ibk_mr_fast_reg() wants it FREE. A
+ * window bound to a FREE fast-register region is checked against the
+ * region as read with the request instead.
+ */
+static inline bool ibk__mr_frozen(const struct ibk_mem_attr *mw,
+				  const struct ibk_mem_attr *mr)
+{
+	return mr && mw->length != 0 && !ibk__mem_is_window(mr) &&
+	       mr->state == IBK_MEM_VALID && mr->windows != 0;
+}
+
+/* Writer side: IBK__MR_DENY of object @a, bound to region @mr if it is a
+ * window (NULL if there is none). */
+static inline uint32_t ibk__mr_deny(const struct ibk_mem_attr *a,
+				    const struct ibk_mem_attr *mr)
+{
+	bool window = ibk__mem_is_window(a);
+	uint32_t deny =
+		(a->state == IBK_MEM_INVALID ? IBK__MR_DENY_GONE : 0u) |
+		(window && a->length == 0 ? IBK__MR_DENY_UNBOUND : 0u) |
+		(a->state != IBK_MEM_VALID ? IBK__MR_DENY_STATE : 0u) |
+		(window && a->length != 0 && !ibk__mr_frozen(a, mr) ?
+		 IBK__MR_DENY_MR : 0u);
+
+	return deny | (deny ? IBK__MEM_KEYED : 0u) |
+	       (~a->access & IBK_ACCESS_REMOTE) | IBK__MEM_OTHER;
+}
+
+/* Writer side: stores @a in @c, and what the check reads of it; @mr is
+ * the region a window is bound to, as ibk__mr_deny() takes it. */
 static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
-				      const struct ibk_mem_attr *a)
+				      const struct ibk_mem_attr *a,
+				      const struct ibk_mem_attr *mr)
 {
 	uint32_t meta = (uint32_t)(a->state & 0xfu) |
 			(uint32_t)(a->kind & 0xfu) << 4 |
 			(a->mr_index & IBK_RKEY_INDEX_MAX) << 8;
+	uint32_t deny = ibk__mr_deny(a, mr);
+	struct ibk__mr_reach reach = ibk__mr_reach_of(a, deny &
+		IBK__MR_DENY_MR || !ibk__mem_is_window(a) ? NULL : mr);
 
 	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
 	ibk__store(&c->word[IBK__MR_PD], a->pd, relaxed);
-	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
 	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
-	ibk__store(&c->word[IBK__MR_ADDR_HI], (uint32_t)(a->addr >> 32),
-		   relaxed);
-	ibk__store(&c->word[IBK__MR_ADDR_LO], (uint32_t)a->addr, relaxed);
-	ibk__store(&c->word[IBK__MR_LEN_HI], (uint32_t)(a->length >> 32),
-		   relaxed);
-	ibk__store(&c->word[IBK__MR_LEN_LO], (uint32_t)a->length, relaxed);
+	ibk__store(&c->word[IBK__MR_QPN_MASK],
+		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
+	ibk__store(&c->word[IBK__MR_DENY], deny, relaxed);
 	ibk__store(&c->word[IBK__MR_META], meta, relaxed);
+	ibk__mr_store64(c, IBK__MR_REACH, reach.lo);
+	ibk__mr_store64(c, IBK__MR_SPAN, reach.span);
+	ibk__mr_store64(c, IBK__MR_ADDR, a->addr);
+	ibk__mr_store64(c, IBK__MR_LENGTH, a->length);
+	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
 	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
 }
 
-/* Writer side: @n cells from @cells emptied: no object (all zero). */
+/* No object: every attribute zero, IBK_MEM_INVALID. */
+static inline const struct ibk_mem_attr *ibk__mr_none(void)
+{
+	static const struct ibk_mem_attr none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	return &none;
+}
+
+/* Writer side: @n cells from @cells emptied: no object. */
 static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
 {
-	uint32_t i, w;
+	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		for (w = 0; w < IBK__MR_WORDS; w++)
-			ibk__store(&cells[i].word[w], 0u, relaxed);
+		ibk__mr_cell_store(&cells[i], ibk__mr_none(), NULL);
 }
 
 /*
@@ -3138,11 +3329,13 @@ static inline int ibk_mr_table_reset(struct ibk_mr_table *t)
  * A writer's work on up to three objects: their indices (the same index
  * may appear twice: then both slots name one object, see
  * ibk__mr_txn_slot()), their attributes as read under the lock word, and
- * which of them the operation changed.
+ * which of them the operation changed; and room for the region of a
+ * window it did not touch (ibk__mr_txn_region()).
  */
 struct ibk__mr_txn {
 	uint32_t index[3];
 	struct ibk_mem_attr obj[3];
+	struct ibk_mem_attr region[3];
 	unsigned n;
 };
 
@@ -3167,24 +3360,51 @@ ibk__mr_txn_slot(struct ibk_mr_table *t, struct ibk__mr_txn *x,
 }
 
 /*
+ * Writer side, with the lock word held and before copy 0 changes: the
+ * region bound window *@o names, as the operation leaves it: from @x if
+ * the operation holds it, else read from copy 0 into @x's room for it.
+ * NULL for an object that is no bound window, or a region index beyond
+ * the table.
+ */
+static inline const struct ibk_mem_attr *
+ibk__mr_txn_region(const struct ibk_mr_table *t, struct ibk__mr_txn *x,
+		   const struct ibk_mem_attr *o)
+{
+	struct ibk_mem_attr *room = &x->region[o - x->obj];
+	unsigned k;
+
+	if (!ibk__mem_is_window(o) || o->length == 0 ||
+	    o->mr_index >= t->capacity)
+		return NULL;
+	for (k = 0; k < x->n; k++)
+		if (x->index[k] == o->mr_index)
+			return &x->obj[k];
+	ibk__mr_cell_load(&t->cells[0][o->mr_index], room);
+	return room;
+}
+
+/*
  * Writer side, with the lock word held: publishes @x if @v is
  * IBK_MEMOP_OK, as one generation (copy 0 while readers use copy 1, then
  * copy 1), and frees the lock word either way. Returns @v.
  */
 static inline int ibk__mr_txn_end(struct ibk_mr_table *t,
-				  const struct ibk__mr_txn *x,
+				  struct ibk__mr_txn *x,
 				  enum ibk_memop_verdict v)
 {
+	const struct ibk_mem_attr *mr[3];
 	unsigned c, k;
 
 	if (v == IBK_MEMOP_OK) {
+		for (k = 0; k < x->n; k++)	/* before copy 0 changes */
+			mr[k] = ibk__mr_txn_region(t, x, &x->obj[k]);
 		ibk__latch_flip(&t->latch);
 		for (c = 0; c < 2; c++) {
 			if (c == 1)
 				ibk_latch_write_switch(&t->latch);
 			for (k = 0; k < x->n; k++)
 				ibk__mr_cell_store(&t->cells[c][x->index[k]],
-						   &x->obj[k]);
+						   &x->obj[k], mr[k]);
 		}
 	}
 	ibk_latch_write_end(&t->latch);
@@ -3348,11 +3568,10 @@ static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
 static inline bool ibk__mr_lookup(const struct ibk_mr_table *t, unsigned c,
 				  ibk_rkey_t key, struct ibk_mem_attr *a)
 {
-	static const struct ibk_mem_attr none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	uint32_t index = ibk_rkey_index(key);
 
 	if (index >= t->capacity) {
-		ibk__mem_attr_copy(a, &none);
+		ibk__mem_attr_copy(a, ibk__mr_none());
 		return false;
 	}
 	ibk__mr_cell_load(&t->cells[c][index], a);
@@ -3430,30 +3649,230 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 	return ibk_mem_check(qp, req, &a, &mr);
 }
 
+/* The refusals' path out of line and the granted path inlined, where
+ * the compiler allows it: a caller's loop keeps its registers for the
+ * granted path, and a single check costs no call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define IBK__MR_COLD	static __attribute__((noinline, cold, unused))
+#define IBK__MR_HOT	static inline __attribute__((always_inline))
+#else
+#define IBK__MR_COLD	static inline
+#define IBK__MR_HOT	static inline
+#endif
+
 /*
- * The responder check of one request to @qp against the table: the
- * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
- * against the object at the R_Key's index, read in one generation (for
- * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
- * gets). @bth
- * must be followed by its RETH or AtomicETH when the opcode carries one.
- * @t, @qp and @bth must be valid.
+ * Inside a read section of copy @c: the whole responder check of @bth,
+ * done by the rules as ib_keys.h states them, one after the other: the
+ * parse, then the QP-level rules, then the object and, for a window, its
+ * region as read now. What the fast path hands over when it is not sure.
  */
 static inline enum ibk_mem_verdict
-ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
-		   const void *bth)
+ibk__mr_check_rules(const struct ibk_mr_table *t, unsigned c,
+		    const struct ibk_mem_qp *qp, const void *bth)
 {
 	struct ibk_mem_request req;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, bth, &req);
-	uint32_t gen;
 
 	if (v == IBK_MEM_NO_RKEY)	/* a WRITE MIDDLE/LAST: the QP's access */
 		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
+	return ibk__mr_check_in(t, c, qp, &req);
+}
+
+/*
+ * What the first two BTH bytes, opcode | TVer byte << 8, must be for the
+ * fast path under a QP of @type, in the bits of IBK__MR_HEAD_MASK: TVer
+ * 0 and the opcode's transport the QP's (RC 0x00-0x1f, UC 0x20-0x3f).
+ * For any other type of QP no header passes (bit 16 never does), and
+ * every request takes the rules' way.
+ */
+#define IBK__MR_HEAD_MASK	(0x10000u | 0x0f00u | IBK_OPCODE_TRANSPORT_MASK)
+
+static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
+{
+	/* by enum ibk_qp_type: SMI, GSI, RC, UC, UD */
+	static const uint32_t want[IBK_QPT_UD + 1] = {
+		0x10000u, 0x10000u, IBK_TRANSPORT_RC, IBK_TRANSPORT_UC,
+		0x10000u,
+	};
+
+	return (unsigned)type <= (unsigned)IBK_QPT_UD ? want[type] : 0x10000u;
+}
+
+/* One request as the fast path reads it, with the cell its R_Key's index
+ * names: the cell of index 0 when the index is beyond the table, whose
+ * key (index 0, or no object) the request's then never is. */
+struct ibk__mr_probe {
+	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
+	uint32_t len;		/* 8 for an atomic, else the RETH's */
+	uint32_t rkey;
+	uint32_t eight;		/* 8 for an atomic, else 0 */
+	uint64_t va;
+	const struct ibk_mr_cell *cell;
+};
+
+/*
+ * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
+ * SWAP, FETCH ADD) of the QP's transport, with TVer 0 (@head_want), that
+ * the QP's access flags allow (@no_access: the IBK_ACCESS_REMOTE_* bits
+ * they lack): false, reading no further than the BTH, for any other; the
+ * rules check those. What else does not fit shows up as a refusal in
+ * ibk__mr_probe_bad().
+ */
+static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
+				      const struct ibk_mr_cell *cells,
+				      uint32_t capacity, uint32_t head_want,
+				      uint32_t no_access, const void *bth)
+{
+	const uint8_t *p = (const uint8_t *)bth;
+	const uint8_t *ext = p + IBK_BTH_LEN;
+	uint32_t head = ibk__load_le16(p);
+	uint32_t index, raw, eight;
+
+	r->cls = ibk__mem_op6_class(head & 0x3fu);
+	if ((((head ^ head_want) & IBK__MR_HEAD_MASK) |
+	     (r->cls & (IBK__MEM_OTHER | no_access))) != 0)
+		return false;
+	/* of the keyed opcodes, only the atomics ask for remote atomic
+	 * access: 8 for those, 0 for the others */
+	eight = r->cls & IBK_ACCESS_REMOTE_ATOMIC;
+	/* both headers have the address at 0 and the R_Key at 8; an
+	 * AtomicETH's bytes 12-15 are swap data, not a length */
+	r->va = ibk__load_be64(ext);
+	r->rkey = ibk__load_be32(ext + 8);
+	raw = ibk__load_be32(ext + 12);
+	r->len = eight ? eight : raw;
+	r->eight = eight;
+	index = ibk_rkey_index(r->rkey);
+	/* masked, not selected: compilers keep a branch-free form */
+	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
+	return true;
+}
+
+/*
+ * Whether the request is past the end of the cell's reach: va - lo + len
+ * carries or exceeds the span. For len >= 1 and a reach with lo + span <=
+ * 2^64 that is exactly "outside": below lo, va - lo wraps to at least
+ * 2^64 - lo >= span.
+ */
+static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
+{
+	uint64_t from = r->va - ibk__mr_load64(r->cell, IBK__MR_REACH);
+	uint64_t to = from + r->len;
+
+	return (uint32_t)(to < from) |
+	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN));
+}
+
+/*
+ * Zero iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK):
+ * each rule it meets is one OR'd term, zero when the rule passes. Not
+ * zero also for what the fast path leaves to the rules: a length of 0 or
+ * above 2^31, a window whose region may change.
+ */
+static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
+					 const struct ibk_mem_qp *qp)
+{
+	const struct ibk_mr_cell *c = r->cell;
+
+	return (r->len - 1u) >> 31 |
+	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
+	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
+	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
+	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
+		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
+	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->eight;
+}
+
+/*
+ * A refused request's verdict, from what the fast path read of it in @r
+ * (NULL if it took none of it): for what it leaves to the rules (the
+ * header, the opcode, the QP's access, the length, a window of a region
+ * that may change), by ibk__mr_check_rules(); for the others,
+ * each of the object's checks computed into one bit, in rxe's order
+ * (ibk__mem_object_verdict()), the first failing one picked without a
+ * branch.
+ */
+IBK__MR_COLD enum ibk_mem_verdict
+ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
+		      const struct ibk_mem_qp *qp,
+		      const struct ibk__mr_probe *r, const void *bth)
+{
+	const struct ibk_mr_cell *cell;
+	uint32_t deny, failed;
+
+	if (!r)
+		return ibk__mr_check_rules(t, c, qp, bth);
+	cell = r->cell;
+	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
+	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
+		return ibk__mr_check_rules(t, c, qp, bth);
+	failed = (uint32_t)((ibk__load(&cell->word[IBK__MR_RKEY], relaxed) !=
+			     r->rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
+		 (uint32_t)(ibk__load(&cell->word[IBK__MR_PD], relaxed) !=
+			    qp->pd) << 1 |
+		 (uint32_t)(((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^
+			      qp->qpn) &
+			     ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
+			    != 0) << 2 |
+		 (uint32_t)((deny & IBK__MR_DENY_UNBOUND) != 0) << 3 |
+		 (uint32_t)((deny & r->cls & IBK_ACCESS_REMOTE) != 0) << 4 |
+		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
+		 ibk__mr_probe_outside(r) << 6 |
+		 (uint32_t)(((uint32_t)r->va & 7u) * r->eight != 0) << 7;
+	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
+	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
+							IBK_MEM_ERR_KEY);
+}
+
+/* Inside a read section of the copy @cells (copy @c of @t): the verdict
+ * on @bth, through the fast path when it grants the request. */
+IBK__MR_HOT enum ibk_mem_verdict
+ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
+		  const struct ibk_mr_cell *cells, const struct ibk_mem_qp *qp,
+		  uint32_t head_want, uint32_t no_access, const void *bth)
+{
+	struct ibk__mr_probe r;
+
+	if (!ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
+				bth))
+		return ibk__mr_probe_verdict(t, c, qp, NULL, bth);
+	if (ibk__mr_probe_bad(&r, qp) == 0)
+		return IBK_MEM_OK;
+	return ibk__mr_probe_verdict(t, c, qp, &r, bth);
+}
+
+/*
+ * The responder check of one request to @qp against the table: the
+ * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
+ * against the object at the R_Key's index, read in one generation (for
+ * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
+ * gets). @bth must be followed by its RETH or AtomicETH when the opcode
+ * carries one. @t, @qp and @bth must be valid.
+ *
+ * A granted request costs one pass of loads and ORs, no branch but the
+ * one on the result: the header, the request's fields once, and one
+ * cell, which holds everything the check compares (a window's reach
+ * already cut to its region's). A refused one picks its verdict from
+ * the same loads; what the pass does not cover goes through the rules
+ * one by one.
+ */
+IBK__MR_HOT enum ibk_mem_verdict
+ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
+		   const void *bth)
+{
+	uint32_t head_want = ibk__mr_head_want(qp->type);
+	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	enum ibk_mem_verdict v;
+	uint32_t gen;
+	unsigned c;
+
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
-		v = ibk__mr_check_in(t, ibk_latch_copy(gen), qp, &req);
+		c = ibk_latch_copy(gen);
+		v = ibk__mr_check_one(t, c, t->cells[c], qp, head_want,
+				      no_access, bth);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
 }
@@ -3470,7 +3889,9 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs,
 					      uint8_t *verdicts, size_t n)
 {
-	struct ibk_mem_request req;
+	uint32_t head_want = ibk__mr_head_want(qp->type);
+	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	const struct ibk_mr_cell *cells;
 	enum ibk_mem_verdict v;
 	size_t i, ok;
 	uint32_t gen;
@@ -3479,17 +3900,14 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		for (i = 0; i < n; i++) {
-			v = ibk_mem_request_parse(qp->type, hdrs[i], &req);
-			if (v == IBK_MEM_OK)
-				v = ibk__mr_check_in(t, c, qp, &req);
-			else if (v == IBK_MEM_NO_RKEY)
-				v = ibk_mem_check(qp, &req, NULL, NULL);
+		cells = t->cells[c];
+		for (i = 0, ok = 0; i < n; i++) {
+			v = ibk__mr_check_one(t, c, cells, qp, head_want,
+					      no_access, hdrs[i]);
 			verdicts[i] = (uint8_t)v;
+			ok += v == IBK_MEM_OK;
 		}
 	} while (ibk_latch_read_retry(&t->latch, gen));
-	for (i = 0, ok = 0; i < n; i++)
-		ok += verdicts[i] == IBK_MEM_OK;
 	return ok;
 }
 

@@ -675,11 +675,77 @@ static void test_reset(void)
 	       "reset of NULL: IBK_EINVAL");
 }
 
+/* A READ of 0x100 bytes at @va through @rkey, by a QP of PD 1. */
+static enum ibk_mem_verdict read_at(uint64_t va, ibk_rkey_t rkey)
+{
+	struct ibk_mem_qp qp;
+	uint8_t pkt[IBK_BTH_LEN + IBK_RETH_LEN];
+
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_RC;
+	qp.pd = 1;
+	qp.access = IBK_ACCESS_REMOTE;
+	memset(pkt, 0, sizeof(pkt));
+	ibk_bth_set_opcode(pkt, IBK_TRANSPORT_RC | IBK_OP_RDMA_READ_REQUEST);
+	ibk_reth_set_va(pkt + IBK_BTH_LEN, va);
+	ibk_reth_set_rkey(pkt + IBK_BTH_LEN, rkey);
+	ibk_reth_set_dma_len(pkt + IBK_BTH_LEN, 0x100);
+	return ibk_mr_table_check(&table, &qp, pkt);
+}
+
+/*
+ * A window's bytes must lie in its region as the region is when the
+ * request comes (ibk_mem_check()), not as it was at the bind: a type 1
+ * window bound to a fast-register region still FREE (the bind allows
+ * it), then a REG_MR that moves the region away from the window's bytes.
+ */
+static void test_window_region_moves(void)
+{
+	struct ibk_mem_attr mr, mw, next;
+	struct ibk_mw_bind wr;
+
+	ibk_mr_table_init(&table, cells, CAP);
+	memset(&mr, 0, sizeof(mr));
+	mr.rkey = ibk_rkey_make(1, 0x10);
+	mr.pd = 1;
+	mr.access = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE |
+		    IBK_ACCESS_MW_BIND;
+	mr.addr = 0x40000;
+	mr.length = 0x10000;
+	mr.kind = IBK_MEM_MR_FAST;
+	mw = mr;
+	mw.rkey = ibk_rkey_make(2, 0x20);
+	mw.kind = IBK_MEM_MW1;
+	memset(&wr, 0, sizeof(wr));
+	wr.mw_rkey = mw.rkey;
+	wr.mr_lkey = mr.rkey;
+	wr.addr = 0x44000;
+	wr.length = 0x1000;
+	wr.access = IBK_ACCESS_REMOTE_READ;
+	wr.qp_pd = 1;
+	wr.key_byte = 0x21;
+	tap_ok(ibk_mr_table_register(&table, &mr) == IBK_MEMOP_OK &&
+	       ibk_mr_table_register(&table, &mw) == IBK_MEMOP_OK &&
+	       ibk_mr_table_bind(&table, &wr) == IBK_MEMOP_OK &&
+	       read_at(0x44000, ibk_rkey_make(2, 0x21)) == IBK_MEM_OK,
+	       "a window bound to a FREE fast-register region: a READ inside "
+	       "both is granted");
+	next = mr;
+	next.rkey = ibk_rkey_make(1, 0x11);
+	next.addr = 0x80000;
+	tap_ok(ibk_mr_table_fast_reg(&table, 1, &next) == IBK_MEMOP_OK &&
+	       read_at(0x44000, ibk_rkey_make(2, 0x21)) == IBK_MEM_ERR_RANGE &&
+	       read_at(0x84000, ibk_rkey_make(2, 0x21)) == IBK_MEM_ERR_RANGE,
+	       "REG_MR moves the region away: the window's bytes are outside "
+	       "it now, and a READ through the window is refused");
+}
+
 int main(void)
 {
 	test_rng_seed(SEED);
 	test_scenario();
 	test_reset();
+	test_window_region_moves();
 	ibk_mr_table_init(&table, cells, CAP);
 	memset(model, 0, sizeof(model));
 	test_random_ops();
