@@ -111,6 +111,13 @@ struct tally {
 typedef size_t rx_path(ibk_pkey_t, ibk_qkey_t, const void *const *,
 		       uint8_t *, size_t);
 
+/* The build's vector path, or the scalar loop again where it has none. */
+#if defined(IBK__SIMD)
+static rx_path *const vector_rx = ibk__rx_ud_burst_vector;
+#else
+static rx_path *const vector_rx = ibk__rx_ud_burst_scalar;
+#endif
+
 static size_t run_rx(rx_path *path, uint16_t pkey, uint32_t qkey,
 		     const void *const *hdrs, uint8_t *v, size_t n)
 {
@@ -126,12 +133,9 @@ static void check_rx_burst(struct tally *t, uint16_t qp_pkey, uint32_t qp_qkey,
 	uint8_t sv[MAX_BURST + 16], vv[MAX_BURST + 16];
 	size_t s_count, v_count, accepted = 0, i;
 
-	s_count = run_rx(ibk__rx_ud_burst_scalar, qp_pkey, qp_qkey, hdrs, sv, n);
-#if defined(IBK__SIMD)
-	v_count = run_rx(ibk__rx_ud_burst_vector, qp_pkey, qp_qkey, hdrs, vv, n);
-#else
-	v_count = run_rx(ibk__rx_ud_burst_scalar, qp_pkey, qp_qkey, hdrs, vv, n);
-#endif
+	s_count = run_rx(ibk__rx_ud_burst_scalar, qp_pkey, qp_qkey, hdrs, sv,
+			 n);
+	v_count = run_rx(vector_rx, qp_pkey, qp_qkey, hdrs, vv, n);
 	t->vs_scalar += s_count != v_count || memcmp(sv, vv, sizeof(sv)) != 0;
 	for (i = 0; i < n; i++) {
 		const uint8_t *h = (const uint8_t *)hdrs[i];
@@ -146,44 +150,62 @@ static void check_rx_burst(struct tally *t, uint16_t qp_pkey, uint32_t qp_qkey,
 	t->count += v_count != accepted || s_count != accepted;
 }
 
+#define NQP_PKEYS (sizeof(qp_pkeys) / sizeof(qp_pkeys[0]))
+#define NQP_QKEYS (sizeof(qp_qkeys) / sizeof(qp_qkeys[0]))
+
 /*
- * Random bursts of every length 0..64 for every QP key pair, the headers
- * at every offset 0..15 from a 16-byte boundary.
+ * Writes @n random packets near the QP's keys into @pool, each at a
+ * random offset 0..15 from a 16-byte boundary, and points @hdrs at them;
+ * returns the offsets used, one bit each.
  */
+static unsigned random_burst(uint8_t *pool, const void **hdrs, size_t n,
+			     uint16_t qp_pkey, uint32_t qp_qkey)
+{
+	unsigned offsets = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t off = test_rng_below(16);
+		uint8_t *h = pool + 16 + i * 48 + off;
+
+		offsets |= 1u << off;
+		write_packet(h, qp_pkey, qp_qkey);
+		hdrs[i] = h;
+	}
+	return offsets;
+}
+
+/* Random bursts of every length 0..64 for every QP key pair. */
 static void test_rx_random(void)
 {
 	static uint8_t pool[MAX_BURST * 48 + 64];
 	const void *hdrs[MAX_BURST];
 	struct tally t;
 	unsigned p, q, round, offsets = 0;
-	size_t n, i;
+	size_t n;
 
 	memset(&t, 0, sizeof(t));
-	for (p = 0; p < sizeof(qp_pkeys) / sizeof(qp_pkeys[0]); p++)
-		for (q = 0; q < sizeof(qp_qkeys) / sizeof(qp_qkeys[0]); q++)
+	for (p = 0; p < NQP_PKEYS; p++)
+		for (q = 0; q < NQP_QKEYS; q++)
 			for (round = 0; round < 3; round++)
 				for (n = 0; n <= MAX_BURST; n++) {
-					for (i = 0; i < n; i++) {
-						size_t off = test_rng_below(16);
-						uint8_t *h = pool + 16 + i * 48 + off;
-
-						offsets |= 1u << off;
-						write_packet(h, qp_pkeys[p], qp_qkeys[q]);
-						hdrs[i] = h;
-					}
-					check_rx_burst(&t, qp_pkeys[p], qp_qkeys[q],
-						       hdrs, n);
+					offsets |= random_burst(pool, hdrs, n,
+								qp_pkeys[p],
+								qp_qkeys[q]);
+					check_rx_burst(&t, qp_pkeys[p],
+						       qp_qkeys[q], hdrs, n);
 				}
-	tap_ok(t.vs_scalar == 0, "rx_ud_burst: %s path == scalar, verdicts and "
-	       "count, every length 0..%d (%u bad bursts)", ibk_simd_path(), MAX_BURST,
-	       t.vs_scalar);
+	tap_ok(t.vs_scalar == 0, "rx_ud_burst: %s path == scalar, verdicts "
+	       "and count, every length 0..%d (%u bad bursts)",
+	       ibk_simd_path(), MAX_BURST, t.vs_scalar);
 	tap_ok(t.vs_check == 0, "rx_ud_burst: every verdict == ibk_rx_check() "
 	       "of the packet alone (%u bad)", t.vs_check);
 	tap_ok(t.count == 0 && t.past_n == 0, "rx_ud_burst: returns the number "
 	       "accepted, writes nothing past n (%u bad counts, %u bytes)",
 	       t.count, t.past_n);
 	tap_ok(offsets == 0xffff && t.seen[IBK_RX_ACCEPT] > 1000 &&
-	       t.seen[IBK_RX_DROP_PKEY] > 1000 && t.seen[IBK_RX_DROP_QKEY] > 1000 &&
+	       t.seen[IBK_RX_DROP_PKEY] > 1000 &&
+	       t.seen[IBK_RX_DROP_QKEY] > 1000 &&
 	       t.seen[IBK_RX_DROP_TVER] > 1000 &&
 	       t.seen[IBK_RX_DROP_OPCODE] > 1000,
 	       "rx_ud_burst: headers at all 16 offsets, every verdict met (%u "
@@ -191,6 +213,36 @@ static void test_rx_random(void)
 	       t.seen[IBK_RX_ACCEPT], t.seen[IBK_RX_DROP_PKEY],
 	       t.seen[IBK_RX_DROP_QKEY], t.seen[IBK_RX_DROP_TVER],
 	       t.seen[IBK_RX_DROP_OPCODE]);
+}
+
+/* Writes @n accepted UD SENDs (alternately full and limited P_Keys of
+ * @pkey's base) at offsets 0..3 into @pool, pointed at by @hdrs. */
+static void accepted_burst(uint8_t (*pool)[HDR_BYTES + 3], const void **hdrs,
+			   size_t n, uint16_t pkey, uint32_t qkey)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t *h = pool[i] + i % 4;
+
+		memset(h, 0, HDR_BYTES);
+		h[0] = IBK_OPCODE_UD_SEND_ONLY;
+		ibk_bth_set_pkey(h, (uint16_t)(i & 1 ? pkey : pkey & 0x7fff));
+		ibk_deth_set_qkey(h + IBK_BTH_LEN, qkey);
+		hdrs[i] = h;
+	}
+}
+
+/* Makes header @h odd in one of five ways, by @kind. */
+static void make_odd(uint8_t *h, unsigned kind)
+{
+	switch (kind) {
+	case 0:	h[0] = 0x04; break;			/* RC SEND Only */
+	case 1:	h[1] = 0x01; break;			/* TVer 1 */
+	case 2:	ibk_bth_set_pkey(h, 0x0124); break;	/* another base */
+	case 3:	h[IBK_BTH_LEN] ^= 0x80; break;		/* Q_Key's MSB */
+	default: h[0] = IBK_OPCODE_UD_SEND_ONLY_IMM;	/* accepted */
+	}
 }
 
 /*
@@ -207,32 +259,14 @@ static void test_rx_one_odd(void)
 	const uint32_t qkey = 0x80010000;
 	struct tally t;
 	unsigned kind;
-	size_t n, at, i;
+	size_t n, at;
 
 	memset(&t, 0, sizeof(t));
 	for (kind = 0; kind < 5; kind++)
 		for (n = 1; n <= MAX_BURST; n++)
 			for (at = 0; at < n; at++) {
-				for (i = 0; i < n; i++) {
-					uint8_t *h = pool[i] + i % 4;
-
-					memset(h, 0, HDR_BYTES);
-					h[0] = IBK_OPCODE_UD_SEND_ONLY;
-					ibk_bth_set_pkey(h, (uint16_t)(i & 1 ? pkey : pkey & 0x7fff));
-					ibk_deth_set_qkey(h + IBK_BTH_LEN, qkey);
-					hdrs[i] = h;
-				}
-				{
-					uint8_t *h = pool[at] + at % 4;
-
-					switch (kind) {
-					case 0: h[0] = 0x04; break;		/* RC SEND */
-					case 1: h[1] = 0x01; break;		/* TVer 1 */
-					case 2: ibk_bth_set_pkey(h, 0x0124); break;
-					case 3: h[IBK_BTH_LEN] ^= 0x80; break;	/* MSB */
-					default: h[0] = IBK_OPCODE_UD_SEND_ONLY_IMM;
-					}
-				}
+				accepted_burst(pool, hdrs, n, pkey, qkey);
+				make_odd(pool[at] + at % 4, kind);
 				check_rx_burst(&t, pkey, qkey, hdrs, n);
 			}
 	tap_ok(t.vs_scalar == 0 && t.vs_check == 0 && t.count == 0 &&
@@ -285,7 +319,8 @@ static void test_pkey_burst(void)
 			for (n = 0; n <= MAX_BURST; n++) {
 				for (i = 0; i <= n; i++)
 					keys[i] = edge_pkey(qp_pkeys[p]);
-				bad += check_pkey_burst(qp_pkeys[p], keys + round % 2, n);
+				bad += check_pkey_burst(qp_pkeys[p],
+							keys + round % 2, n);
 			}
 	for (i = 0; i < 65536; i++)
 		all[i] = (ibk_pkey_t)i;
@@ -293,9 +328,9 @@ static void test_pkey_burst(void)
 		for (start = 0; start < 65536; start += MAX_BURST)
 			bad_all += check_pkey_burst(qp_pkeys[p], all + start,
 						    MAX_BURST);
-	tap_ok(bad == 0, "pkey_match_burst: %s path == scalar == ibk_pkey_match "
-	       "per key, counts, nothing past n, lengths 0..%d (%u bad)", ibk_simd_path(),
-	       MAX_BURST, bad);
+	tap_ok(bad == 0, "pkey_match_burst: %s path == scalar == "
+	       "ibk_pkey_match per key, counts, nothing past n, lengths 0..%d "
+	       "(%u bad)", ibk_simd_path(), MAX_BURST, bad);
 	tap_ok(bad_all == 0, "pkey_match_burst: all 65536 packet keys against "
 	       "invalid, limited, full and default QP keys (%u bad)", bad_all);
 }
@@ -304,7 +339,7 @@ int main(void)
 {
 	const char *path = ibk_simd_path();
 
-#if defined(__x86_64__) && defined(__AVX2__) && !defined(IBK_NO_SIMD)
+#if defined(__AVX2__) && !defined(IBK_NO_SIMD)
 	if (!__builtin_cpu_supports("avx2")) {
 		printf("1..0 # SKIP vector path avx2: this CPU has no AVX2\n");
 		return 0;
@@ -314,7 +349,7 @@ int main(void)
 #if defined(IBK_NO_SIMD)
 	tap_ok(strcmp(path, "none") == 0, "IBK_NO_SIMD keeps the scalar loops "
 	       "(path %s)", path);
-#elif defined(__AVX2__) && defined(__x86_64__)
+#elif defined(__AVX2__)
 	tap_ok(strcmp(path, "avx2") == 0, "an AVX2 build takes the AVX2 path "
 	       "(path %s)", path);
 #elif defined(__SSE2__)
