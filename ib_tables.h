@@ -1966,49 +1966,73 @@ static inline void ibk__gid_slots_clear(struct ibk_gid_table *t, unsigned c)
 	}
 }
 
+/* A writer building copy @c's index keeps the table's fields at hand,
+ * read once: after each atomic store a compiler would read them again. */
+struct ibk__gid_build {
+	struct ibk_gid_table *t;
+	unsigned c;
+	struct ibk_gid_cell *cells;
+	struct ibk_hash_slot *slots;
+	uint32_t mask, shift;
+};
+
+/* Writer side: starts a build of copy @c's index: empty, to be filled by
+ * ibk__gid_append() in index order. */
+static inline void ibk__gid_build_begin(struct ibk_gid_table *t, unsigned c,
+					struct ibk__gid_build *b)
+{
+	b->t = t;
+	b->c = c;
+	b->cells = t->cells[c];
+	b->slots = t->hdr.slots[c];
+	b->mask = t->hdr.hash_mask;
+	b->shift = t->hdr.hash_shift;
+	ibk__gid_slots_clear(t, c);
+}
+
 /*
- * Writer side: while copy @c's index is built in index order, @index now
- * holds the non-zero GID @w with @type. A pair already indexed gets
- * @index as its last, in O(1); a new one takes the first empty slot of
- * its run, after the GID's other slots, whose indices are lower: the order
- * a find for any type needs, with no sorting.
+ * Writer side: in build @b, @index now holds the non-zero GID @w with
+ * @type, every lower index being indexed already. A pair already indexed
+ * gets @index as its last, in O(1); a new one takes the first empty slot
+ * of its run, after the GID's other slots, whose indices are lower: the
+ * order a find for any type needs, with no sorting.
  */
-static inline void ibk__gid_append(struct ibk_gid_table *t, unsigned c,
+static inline void ibk__gid_append(const struct ibk__gid_build *b,
 				   uint32_t index, const uint32_t w[4],
 				   enum ibk_gid_type type)
 {
-	struct ibk_hash_slot *slots = t->hdr.slots[c];
-	const struct ibk_gid_cell *cells = t->cells[c];
 	uint32_t hash = ibk__gid_hash(w), tag = ibk__gid_tag(hash);
-	uint32_t mask = t->hdr.hash_mask, pos = ibk__gid_home(t, hash), s;
+	uint32_t pos = hash >> b->shift, s;
+	const struct ibk_gid_cell *cell;
 
-	for (; (s = ibk__load(&slots[pos].word, relaxed)) != 0;
-	     pos = (pos + 1) & mask) {
-		const struct ibk_gid_cell *cell = &cells[IBK__SLOT_INDEX(s)];
-
+	for (; (s = ibk__load(&b->slots[pos].word, relaxed)) != 0;
+	     pos = (pos + 1) & b->mask) {
+		cell = &b->cells[IBK__SLOT_INDEX(s)];
 		if (IBK__SLOT_KEY(s) == tag && ibk__gid_cell_holds(cell, w) &&
-		    ibk__load(&cell->type, relaxed) == (uint32_t)type) {
-			ibk__gid_chain_add(t, c, IBK__SLOT_INDEX(s), index);
-			return;
-		}
+		    ibk__load(&cell->type, relaxed) == (uint32_t)type)
+			break;
 	}
-	ibk__gid_link_set(t, c, index, index, index);
-	ibk__store(&slots[pos].word, tag << 16 | index, relaxed);
+	if (s != 0) {
+		ibk__gid_chain_add(b->t, b->c, IBK__SLOT_INDEX(s), index);
+		return;
+	}
+	ibk__store(&b->cells[index].link, index << 16 | index, relaxed);
+	ibk__store(&b->slots[pos].word, tag << 16 | index, relaxed);
 }
 
 /* Writer side: builds copy @c's hash index and chains afresh from its
  * cells. */
 static inline void ibk__gid_reindex(struct ibk_gid_table *t, unsigned c)
 {
-	const struct ibk_gid_cell *cells = t->cells[c];
+	struct ibk__gid_build b;
 	uint32_t w[4], i;
 
-	ibk__gid_slots_clear(t, c);
+	ibk__gid_build_begin(t, c, &b);
 	for (i = 0; i < t->hdr.capacity; i++) {
-		ibk__gid_cell_load(&cells[i], w);
+		ibk__gid_cell_load(&b.cells[i], w);
 		if (!ibk__gid_words_zero(w))
-			ibk__gid_append(t, c, i, w, (enum ibk_gid_type)
-					ibk__load(&cells[i].type, relaxed));
+			ibk__gid_append(&b, i, w, (enum ibk_gid_type)
+					ibk__load(&b.cells[i].type, relaxed));
 	}
 }
 
@@ -2019,21 +2043,22 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 				 const struct ibk_gid_entry *e, uint32_t n)
 {
 	static const uint32_t zero[4] = { 0, 0, 0, 0 };
-	struct ibk_gid_cell *cells = t->cells[c];
-	uint32_t w[4], i;
+	uint32_t capacity = t->hdr.capacity, w[4], i;
+	struct ibk__gid_build b;
 
-	ibk__gid_slots_clear(t, c);
+	ibk__gid_build_begin(t, c, &b);
 	for (i = 0; i < n; i++) {
+		enum ibk_gid_type type = e[i].type;
+
 		ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w)) {
-			ibk__gid_cell_store(&cells[i], w, IBK_GID_TYPE_IB);
-		} else {
-			ibk__gid_cell_store(&cells[i], w, e[i].type);
-			ibk__gid_append(t, c, i, w, e[i].type);
-		}
+		if (ibk__gid_words_zero(w))
+			type = IBK_GID_TYPE_IB;
+		ibk__gid_cell_store(&b.cells[i], w, type);
+		if (!ibk__gid_words_zero(w))
+			ibk__gid_append(&b, i, w, type);
 	}
-	for (; i < t->hdr.capacity; i++)
-		ibk__gid_cell_store(&cells[i], zero, IBK_GID_TYPE_IB);
+	for (; i < capacity; i++)
+		ibk__gid_cell_store(&b.cells[i], zero, IBK_GID_TYPE_IB);
 	ibk__status_refilled(&t->hdr, c);
 }
 
