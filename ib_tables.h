@@ -73,11 +73,11 @@
  *   IBK_PKEY_CELLS(C) 2-byte cells and IBK_PKEY_HASH_SLOTS(C) 4-byte hash
  *   slots, 36 bytes per entry when C is a power of two up to 16384, less
  *   than 68 otherwise, and 12 bytes per entry at C = 65536 (768 KiB). A GID
- *   table takes IBK_GID_CELLS(C) 20-byte cells and IBK_HASH_SLOTS(C) slots:
- *   72 bytes per entry for a power of two, less than 104 otherwise. Each
+ *   table takes IBK_GID_CELLS(C) 24-byte cells and IBK_HASH_SLOTS(C) slots:
+ *   80 bytes per entry for a power of two, less than 112 otherwise. Each
  *   copy's index is at most a quarter full: a find usually reads one slot.
  *   With IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead
- *   (an index at most half full, for firmware) the two take 20 and 56
+ *   (an index at most half full, for firmware) the two take 20 and 64
  *   bytes per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
@@ -1466,7 +1466,11 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * The home slot comes from the GID alone, so the types of one GID share a
  * probe run, and the writer keeps them there in the order of the indices
  * they name: the first slot of a GID in its run answers a find for any
- * type. A tag match is confirmed against the entry itself.
+ * type. A tag match is confirmed against the entry itself: four loads and
+ * one branch for the 16 bytes. The indices holding one pair are chained
+ * in index order through the entries (see ibk__gid_link()), so a set
+ * moves the pair's slot to the next index without a scan: O(1), but for
+ * the walk that puts an index between others holding the same pair.
  * ------------------------------------------------------------------------ */
 
 /* GID types as enum ibv_gid_type (rdma-core). */
