@@ -77,11 +77,11 @@
  *   IBK_PKEY_HASH_SLOTS(C) 4-byte hash slots, 44 bytes per entry when C is
  *   a power of two up to 16384, less than 76 otherwise, and 20 bytes per
  *   entry at C = 65536 (1.25 MiB). A GID table takes IBK_GID_CELLS(C)
- *   20-byte cells and IBK_HASH_SLOTS(C) slots: 72 bytes per entry for a
- *   power of two, less than 104 otherwise. Each copy's index is at most a
+ *   24-byte cells and IBK_HASH_SLOTS(C) slots: 80 bytes per entry for a
+ *   power of two, less than 112 otherwise. Each copy's index is at most a
  *   quarter full: a find usually reads one slot. With
  *   IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead (an
- *   index at most half full, for firmware) the two take 28 and 56 bytes
+ *   index at most half full, for firmware) the two take 28 and 64 bytes
  *   per entry for a power of two.
  */
 #ifndef IBKEYS_IB_TABLES_H
@@ -747,15 +747,18 @@ struct ibk_pkey_cell {
 	IBK__ATOMIC(uint16_t) pkey;
 };
 
-/* One GID table entry: the GID as four big-endian words, and its type. */
+/* One GID table entry: the GID as four words (see ibk__gid_to_words()),
+ * its type, and the writer's links between the entries holding the same
+ * GID and type (see ibk__gid_link()). */
 struct ibk_gid_cell {
 	IBK__ATOMIC(uint32_t) word[4];
 	IBK__ATOMIC(uint32_t) type;
+	IBK__ATOMIC(uint32_t) link;
 };
 
 IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
 		   sizeof(struct ibk_pkey_cell) == 2 &&
-		   sizeof(struct ibk_gid_cell) == 20,
+		   sizeof(struct ibk_gid_cell) == 24,
 		   "table storage must have the same layout in C and C++");
 
 /* What both tables share. Everything readers use that a writer changes
@@ -1771,7 +1774,11 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * The home slot comes from the GID alone, so the types of one GID share a
  * probe run, and the writer keeps them there in the order of the indices
  * they name: the first slot of a GID in its run answers a find for any
- * type. A tag match is confirmed against the entry itself.
+ * type. A tag match is confirmed against the entry itself: four loads and
+ * one branch for the 16 bytes. The indices holding one pair are chained
+ * in index order through the entries (see ibk__gid_link()), so a set
+ * moves the pair's slot to the next index without a scan: O(1), but for
+ * the walk that puts an index between others holding the same pair.
  * ------------------------------------------------------------------------ */
 
 /* GID types as enum ibv_gid_type (rdma-core). */
@@ -1807,16 +1814,61 @@ static inline bool ibk__gid_type_valid(enum ibk_gid_type type)
 }
 
 /*
- * The four-word helpers below name each word rather than loop over them:
- * GCC at -O2 keeps such a loop and passes the words through the stack,
- * which put a store-forwarding delay into every find.
+ * A cell holds the GID as four words, each four of its bytes read least
+ * significant first: on a little-endian host a word is what a plain load
+ * of those bytes gives, so a find compares the caller's 16 bytes with four
+ * loads and no byte swap (a big-endian one loads them byte-reversed, one
+ * instruction too). The helpers name each word rather than loop over them:
+ * GCC at -O2 keeps such a loop and passes the words through the stack.
  */
 static inline void ibk__gid_to_words(const struct ibk_gid *gid, uint32_t w[4])
 {
-	w[0] = ibk__load_be32(gid->raw);
-	w[1] = ibk__load_be32(gid->raw + 4);
-	w[2] = ibk__load_be32(gid->raw + 8);
-	w[3] = ibk__load_be32(gid->raw + 12);
+	w[0] = ibk__load_le32(gid->raw);
+	w[1] = ibk__load_le32(gid->raw + 4);
+	w[2] = ibk__load_le32(gid->raw + 8);
+	w[3] = ibk__load_le32(gid->raw + 12);
+}
+
+/* Stores word @v as the four GID bytes it was read from at @p. */
+static inline void ibk__gid_word_put(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/*
+ * Copies GID @src to @dst a word at a time: four loads and four stores,
+ * where ibk__copy16() keeps sixteen of each (byte copies between pointers
+ * that may overlap stay byte copies).
+ */
+static inline void ibk__gid_copy(struct ibk_gid *dst, const struct ibk_gid *src)
+{
+	ibk__gid_word_put(dst->raw, ibk__load_le32(src->raw));
+	ibk__gid_word_put(dst->raw + 4, ibk__load_le32(src->raw + 4));
+	ibk__gid_word_put(dst->raw + 8, ibk__load_le32(src->raw + 8));
+	ibk__gid_word_put(dst->raw + 12, ibk__load_le32(src->raw + 12));
+}
+
+/* The GID whose words are @w, into *@gid. */
+static inline void ibk__gid_from_words(const uint32_t w[4], struct ibk_gid *gid)
+{
+	ibk__gid_word_put(gid->raw, w[0]);
+	ibk__gid_word_put(gid->raw + 4, w[1]);
+	ibk__gid_word_put(gid->raw + 8, w[2]);
+	ibk__gid_word_put(gid->raw + 12, w[3]);
+}
+
+/* The subnet prefix (upper 64 bits) and the GUID (lower 64) of words @w. */
+static inline uint64_t ibk__gid_words_prefix(const uint32_t w[4])
+{
+	return (uint64_t)ibk__swap32(w[0]) << 32 | ibk__swap32(w[1]);
+}
+
+static inline ibk_guid_t ibk__gid_words_guid(const uint32_t w[4])
+{
+	return (uint64_t)ibk__swap32(w[2]) << 32 | ibk__swap32(w[3]);
 }
 
 static inline void ibk__gid_cell_load(const struct ibk_gid_cell *c,
@@ -1828,14 +1880,21 @@ static inline void ibk__gid_cell_load(const struct ibk_gid_cell *c,
 	w[3] = ibk__load(&c->word[3], relaxed);
 }
 
+/* True if GIDs @a and @b are equal: one branch for all 16 bytes. */
+static inline bool ibk__gid_words_equal(const uint32_t a[4],
+					const uint32_t b[4])
+{
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) |
+		(a[2] ^ b[2]) | (a[3] ^ b[3])) == 0;
+}
+
 static inline bool ibk__gid_cell_holds(const struct ibk_gid_cell *c,
 				       const uint32_t w[4])
 {
 	uint32_t cw[4];
 
 	ibk__gid_cell_load(c, cw);
-	return ((cw[0] ^ w[0]) | (cw[1] ^ w[1]) |
-		(cw[2] ^ w[2]) | (cw[3] ^ w[3])) == 0;
+	return ibk__gid_words_equal(cw, w);
 }
 
 static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
@@ -1844,21 +1903,28 @@ static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
 	uint32_t w[4];
 
 	ibk__gid_cell_load(c, w);
-	ibk__store_be32(e->gid.raw, w[0]);
-	ibk__store_be32(e->gid.raw + 4, w[1]);
-	ibk__store_be32(e->gid.raw + 8, w[2]);
-	ibk__store_be32(e->gid.raw + 12, w[3]);
+	ibk__gid_from_words(w, &e->gid);
 	e->type = (enum ibk_gid_type)ibk__load(&c->type, relaxed);
 }
 
-/* All 128 bits mixed: each 64-bit half times an odd constant, the high
- * halves of the two products combined (two independent multiplies, short
- * enough for the find's critical path). The top bits pick the home slot,
- * the low 16 (never 0) are the slot's tag. */
+/*
+ * The GID's 32-bit hash: its top bits pick the home slot, and
+ * ibk__gid_tag() folds all 32 into the slot's tag. The GIDs of one table
+ * differ mostly in the last bytes of each half: consecutive GUIDs under one
+ * prefix, consecutive IPv4 addresses in ::ffff:a.b.c.d, subnets numbered
+ * in the prefix's last bytes. So the key is the interface id read as a
+ * big-endian number, which puts its last bytes at the low end, XOR the
+ * prefix read so and rotated by 32 bits, which puts the prefix's last bytes
+ * in bits 32-39, away from the interface id's; one multiply by 2^64 / phi
+ * (Fibonacci hashing, which spreads runs of consecutive keys evenly) then
+ * carries every key bit into the top half of the product, which is the
+ * hash. Two GIDs meet on one key only if the prefixes differ exactly as
+ * the rotated interface ids do.
+ */
 #if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
 /* Cortex-M0/M0+/M23 have no 32x32->64 multiply: a 64-bit product would
  * call __aeabi_lmul. Each word times its own odd constant, then a murmur3
- * style finish that brings the top bits down into the tag. */
+ * style finish that mixes the top bits down. */
 static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 {
 	uint32_t x = w[0] * 0x9e3779b1u ^ w[1] * 0x85ebca77u ^
@@ -1867,17 +1933,38 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 	x ^= x >> 16;
 	x *= 0x7feb352du;
 	x ^= x >> 15;
-	return x | 1u;
+	return x;
 }
 #else
+/* @v's eight bytes in reverse order: one instruction where there is one. */
+static inline uint64_t ibk__gid_swap64(uint64_t v)
+{
+	return (uint64_t)ibk__swap32((uint32_t)v) << 32 |
+	       ibk__swap32((uint32_t)(v >> 32));
+}
+
 static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 {
-	uint64_t x = ((uint64_t)w[0] << 32 | w[1]) * 0x9e3779b97f4a7c15ull ^
-		     ((uint64_t)w[2] << 32 | w[3]) * 0xc2b2ae3d27d4eb4full;
+	uint64_t key = ibk__gid_swap64(((uint64_t)w[3] << 32 | w[2]) ^
+				       ((uint64_t)w[0] << 32 | w[1]));
 
-	return (uint32_t)(x >> 32) | 1u;
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
 }
 #endif
+
+/* The 16-bit tag of a GID's slot from its @hash: the low bits, below
+ * those of the home slot; never 0, which marks an empty slot. */
+static inline uint32_t ibk__gid_tag(uint32_t hash)
+{
+	return (hash & 0xffffu) | 1u;
+}
+
+/* The home slot of a GID from its @hash. */
+static inline uint32_t ibk__gid_home(const struct ibk_gid_table *t,
+				     uint32_t hash)
+{
+	return hash >> t->hdr.hash_shift;
+}
 
 static inline uint32_t ibk__gid_word_home(const void *table, unsigned c,
 					  uint32_t word)
@@ -1886,27 +1973,45 @@ static inline uint32_t ibk__gid_word_home(const void *table, unsigned c,
 	uint32_t w[4];
 
 	ibk__gid_cell_load(&t->cells[c][IBK__SLOT_INDEX(word)], w);
-	return ibk__gid_hash(w) >> t->hdr.hash_shift;
+	return ibk__gid_home(t, ibk__gid_hash(w));
 }
 
 /*
- * Walks copy @c's run of GID @w for its first slot with type @type (any
- * type for IBK_GID_TYPE_ANY): the lowest index holding that pair, or, for
- * any type, the GID. Returns the slot position and sets *word, or returns
- * -1 with *word = 0. Safe inside a read section: bounded by the slot
- * count, every position masked, and a slot only ever names an index below
- * the capacity.
+ * True if cell @c holds GID @gid: one branch for all 16 bytes. The reader
+ * compares against the caller's bytes, which x86 folds into the XORs,
+ * rather than words kept in registers across the probe walk.
+ */
+static inline bool ibk__gid_cell_holds_gid(const struct ibk_gid_cell *c,
+				    const struct ibk_gid *gid)
+{
+	return ((ibk__load(&c->word[0], relaxed) ^ ibk__load_le32(gid->raw)) |
+		(ibk__load(&c->word[1], relaxed) ^
+		 ibk__load_le32(gid->raw + 4)) |
+		(ibk__load(&c->word[2], relaxed) ^
+		 ibk__load_le32(gid->raw + 8)) |
+		(ibk__load(&c->word[3], relaxed) ^
+		 ibk__load_le32(gid->raw + 12))) == 0;
+}
+
+/*
+ * Walks copy @c's run of @gid, whose words are @w, for its first slot with
+ * type @type (any type for IBK_GID_TYPE_ANY): the lowest index holding
+ * that pair, or, for any type, the GID. Returns the slot position and sets
+ * *word, or returns -1 with *word = 0. Safe inside a read section: bounded
+ * by the slot count, every position below it (the home by construction,
+ * the next ones masked), and a slot only ever names an index below the
+ * capacity.
  */
 static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
-				 const uint32_t w[4], enum ibk_gid_type type,
-				 uint32_t *word)
+				 const struct ibk_gid *gid, const uint32_t w[4],
+				 enum ibk_gid_type type, uint32_t *word)
 {
 	const struct ibk_hash_slot *slots = t->hdr.slots[c];
 	const struct ibk_gid_cell *cells = t->cells[c];
 	uint32_t hash = ibk__gid_hash(w);
-	uint32_t tag = hash & 0xffffu;
+	uint32_t tag = ibk__gid_tag(hash);
 	uint32_t mask = t->hdr.hash_mask;
-	uint32_t pos = (hash >> t->hdr.hash_shift) & mask;
+	uint32_t pos = ibk__gid_home(t, hash);
 	uint32_t n, s;
 
 	*word = 0;
@@ -1919,7 +2024,7 @@ static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
 		if (IBK__SLOT_KEY(s) != tag)
 			continue;
 		cell = &cells[IBK__SLOT_INDEX(s)];
-		if (ibk__gid_cell_holds(cell, w) &&
+		if (ibk__gid_cell_holds_gid(cell, gid) &&
 		    (type == IBK_GID_TYPE_ANY ||
 		     ibk__load(&cell->type, relaxed) == (uint32_t)type)) {
 			*word = s;
@@ -1933,33 +2038,159 @@ static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
 #define IBK__GID_TYPES 3
 
 /*
- * Writer side: puts copy @c's slots of GID @w back in the order of the
- * indices they name, after one of them changed. They share one home, so
- * any order among their positions is a valid probe order; this one lets a
- * find for any type stop at the GID's first slot.
+ * Writer side: copy @c's link word of entry @i, and its two halves.
+ * Within a copy the indices holding one (GID, type) pair form a chain in
+ * index order: the pair's slot names the head, the lowest; next of the
+ * last is itself, prev of the head is the last (a refill appends in O(1)),
+ * and an index alone is linked to itself both ways. Only writers read
+ * links.
  */
-static inline void ibk__gid_order(struct ibk_gid_table *t, unsigned c,
-				  const uint32_t w[4])
+static inline uint32_t ibk__gid_link(const struct ibk_gid_table *t,
+				     unsigned c, uint32_t i)
 {
-	struct ibk__table *h = &t->hdr;
-	struct ibk_hash_slot *slots = h->slots[c];
-	uint32_t hash = ibk__gid_hash(w);
-	uint32_t mask = h->hash_mask;
-	uint32_t pos = (hash >> h->hash_shift) & mask;
-	uint32_t at[IBK__GID_TYPES], word[IBK__GID_TYPES];
-	uint32_t k = 0, n, i, j, s;
+	return ibk__load(&t->cells[c][i].link, relaxed);
+}
 
-	for (n = 0; n <= mask && k < IBK__GID_TYPES;
-	     n++, pos = (pos + 1) & mask) {
-		s = ibk__load(&slots[pos].word, relaxed);
-		if (s == 0)
-			break;
-		if (IBK__SLOT_KEY(s) == (hash & 0xffffu) &&
+static inline uint32_t ibk__gid_prev(const struct ibk_gid_table *t,
+				     unsigned c, uint32_t i)
+{
+	return ibk__gid_link(t, c, i) >> 16;
+}
+
+static inline uint32_t ibk__gid_next(const struct ibk_gid_table *t,
+				     unsigned c, uint32_t i)
+{
+	return ibk__gid_link(t, c, i) & 0xffffu;
+}
+
+static inline void ibk__gid_link_set(struct ibk_gid_table *t, unsigned c,
+				     uint32_t i, uint32_t prev, uint32_t next)
+{
+	ibk__store(&t->cells[c][i].link, prev << 16 | next, relaxed);
+}
+
+static inline void ibk__gid_prev_set(struct ibk_gid_table *t, unsigned c,
+				     uint32_t i, uint32_t prev)
+{
+	ibk__gid_link_set(t, c, i, prev, ibk__gid_next(t, c, i));
+}
+
+static inline void ibk__gid_next_set(struct ibk_gid_table *t, unsigned c,
+				     uint32_t i, uint32_t next)
+{
+	ibk__gid_link_set(t, c, i, ibk__gid_prev(t, c, i), next);
+}
+
+/*
+ * Writer side: links @x, in no chain, into copy @c's chain headed by
+ * @head; returns the head afterwards (@x if it is lower). O(1) at either
+ * end; in between, a walk from the head over the lower indices holding
+ * the pair: O(duplicates), which a verbs GID table does not have (each
+ * index holds one GID of one type, and the kernel lists a GID once per
+ * type).
+ */
+static inline uint32_t ibk__gid_chain_add(struct ibk_gid_table *t,
+					  unsigned c, uint32_t head,
+					  uint32_t x)
+{
+	uint32_t last = ibk__gid_prev(t, c, head), at, next;
+
+	if (x < head) {
+		ibk__gid_link_set(t, c, x, last, head);
+		ibk__gid_prev_set(t, c, head, x);
+		return x;
+	}
+	if (x > last) {
+		ibk__gid_next_set(t, c, last, x);
+		ibk__gid_link_set(t, c, x, last, x);
+		ibk__gid_prev_set(t, c, head, x);
+		return head;
+	}
+	for (at = head; (next = ibk__gid_next(t, c, at)) < x; at = next)
+		;
+	ibk__gid_link_set(t, c, x, at, next);
+	ibk__gid_next_set(t, c, at, x);
+	ibk__gid_prev_set(t, c, next, x);
+	return head;
+}
+
+/* Writer side: unlinks @x from copy @c's chain headed by @head; returns
+ * the head afterwards, @x itself if it was alone. O(1). */
+static inline uint32_t ibk__gid_chain_remove(struct ibk_gid_table *t,
+					     unsigned c, uint32_t head,
+					     uint32_t x)
+{
+	uint32_t prev = ibk__gid_prev(t, c, x), next = ibk__gid_next(t, c, x);
+
+	if (x == head) {
+		if (next != x)
+			ibk__gid_prev_set(t, c, next, prev);
+		return next;
+	}
+	if (next == x) {		/* the last: @prev is now */
+		ibk__gid_next_set(t, c, prev, prev);
+		ibk__gid_prev_set(t, c, head, prev);
+	} else {
+		ibk__gid_next_set(t, c, prev, next);
+		ibk__gid_prev_set(t, c, next, prev);
+	}
+	return head;
+}
+
+/*
+ * Writer side: walks copy @c's run from the home of GID @w (hash @hash) to
+ * its first empty slot, whose position goes to *@end, gathering the GID's
+ * slots (one per type it is held with) in run order: positions into @at,
+ * words into @word. Returns how many.
+ */
+static inline uint32_t ibk__gid_run(const struct ibk_gid_table *t,
+				    unsigned c, const uint32_t w[4],
+				    uint32_t hash, uint32_t *at,
+				    uint32_t *word, uint32_t *end)
+{
+	const struct ibk_hash_slot *slots = t->hdr.slots[c];
+	uint32_t mask = t->hdr.hash_mask, tag = ibk__gid_tag(hash);
+	uint32_t pos = ibk__gid_home(t, hash), k = 0, s;
+
+	for (; (s = ibk__load(&slots[pos].word, relaxed)) != 0;
+	     pos = (pos + 1) & mask) {
+		if (IBK__SLOT_KEY(s) == tag && k < IBK__GID_TYPES &&
 		    ibk__gid_cell_holds(&t->cells[c][IBK__SLOT_INDEX(s)], w)) {
 			at[k] = pos;
 			word[k++] = s;
 		}
 	}
+	*end = pos;
+	return k;
+}
+
+/* Writer side: which of the @k slot words @word of one GID in copy @c
+ * names an entry of @type; @k if none. */
+static inline uint32_t ibk__gid_slot_of_type(const struct ibk_gid_table *t,
+					     unsigned c, const uint32_t *word,
+					     uint32_t k, enum ibk_gid_type type)
+{
+	uint32_t j;
+
+	for (j = 0; j < k; j++)
+		if (ibk__load(&t->cells[c][IBK__SLOT_INDEX(word[j])].type,
+			      relaxed) == (uint32_t)type)
+			break;
+	return j;
+}
+
+/*
+ * Writer side: stores the @k slot words @word of one GID at its slot
+ * positions @at in copy @c, sorted by the indices they name. They share
+ * one home, so any order among their positions is a valid probe order;
+ * this one lets a find for any type stop at the GID's first slot.
+ */
+static inline void ibk__gid_slots_put(struct ibk_gid_table *t, unsigned c,
+				      const uint32_t *at, uint32_t *word,
+				      uint32_t k)
+{
+	uint32_t i, j, s;
+
 	for (i = 1; i < k; i++) {
 		for (j = i; j > 0 && IBK__SLOT_INDEX(word[j - 1]) >
 				     IBK__SLOT_INDEX(word[j]); j--) {
@@ -1969,53 +2200,52 @@ static inline void ibk__gid_order(struct ibk_gid_table *t, unsigned c,
 		}
 	}
 	for (i = 0; i < k; i++)
-		ibk__store(&slots[at[i]].word, word[i], relaxed);
+		ibk__store(&t->hdr.slots[c][at[i]].word, word[i], relaxed);
 }
 
-/* Writer side: in copy @c, @index (still holding GID @w of @type) is about
- * to change; point the pair's slot at the next index holding it, or empty
- * it. */
+/* Writer side: in copy @c, @index (still holding the non-zero GID @w,
+ * hash @hash, with @type) is about to change: it leaves its pair's chain,
+ * and the pair's slot names the next index holding the pair or goes.
+ * O(1). */
 static inline void ibk__gid_unindex(struct ibk_gid_table *t, unsigned c,
 				    uint32_t index, const uint32_t w[4],
-				    enum ibk_gid_type type)
+				    uint32_t hash, enum ibk_gid_type type)
 {
-	struct ibk__table *h = &t->hdr;
-	const struct ibk_gid_cell *cells = t->cells[c];
-	uint32_t word, j;
-	int pos = ibk__gid_probe(t, c, w, type, &word);
+	uint32_t at[IBK__GID_TYPES], word[IBK__GID_TYPES], end, head;
+	uint32_t k = ibk__gid_run(t, c, w, hash, at, word, &end);
+	uint32_t j = ibk__gid_slot_of_type(t, c, word, k, type);
 
-	if (pos < 0 || IBK__SLOT_INDEX(word) != index)
-		return;		/* a lower index still holds the pair */
-	for (j = index + 1; j < h->capacity; j++) {
-		if (ibk__gid_cell_holds(&cells[j], w) &&
-		    ibk__load(&cells[j].type, relaxed) == (uint32_t)type) {
-			ibk__store(&h->slots[c][pos].word,
-				   (word & 0xffff0000u) | j, relaxed);
-			ibk__gid_order(t, c, w);
-			return;
-		}
+	head = ibk__gid_chain_remove(t, c, IBK__SLOT_INDEX(word[j]), index);
+	if (head == index) {
+		ibk__hash_remove(&t->hdr, c, at[j], t, ibk__gid_word_home);
+	} else if (head != IBK__SLOT_INDEX(word[j])) {
+		word[j] = (word[j] & 0xffff0000u) | head;
+		ibk__gid_slots_put(t, c, at, word, k);
 	}
-	ibk__hash_remove(h, c, (uint32_t)pos, t, ibk__gid_word_home);
 }
 
-/* Writer side: in copy @c, @index now holds the non-zero GID @w with type
- * @type. */
+/* Writer side: in copy @c, @index now holds the non-zero GID @w, hash
+ * @hash, with @type, and is in no chain: it joins its pair's, or the pair
+ * takes the first empty slot of the run. O(1) but for
+ * ibk__gid_chain_add(). */
 static inline void ibk__gid_index(struct ibk_gid_table *t, unsigned c,
 				  uint32_t index, const uint32_t w[4],
-				  enum ibk_gid_type type)
+				  uint32_t hash, enum ibk_gid_type type)
 {
-	struct ibk__table *h = &t->hdr;
-	uint32_t hash = ibk__gid_hash(w);
-	uint32_t word;
-	int pos = ibk__gid_probe(t, c, w, type, &word);
+	uint32_t at[IBK__GID_TYPES + 1], word[IBK__GID_TYPES + 1];
+	uint32_t k = ibk__gid_run(t, c, w, hash, at, word, &at[IBK__GID_TYPES]);
+	uint32_t j = ibk__gid_slot_of_type(t, c, word, k, type);
 
-	if (pos < 0)
-		ibk__hash_insert(h, c, hash >> h->hash_shift,
-				 (hash & 0xffffu) << 16 | index);
-	else if (IBK__SLOT_INDEX(word) > index)
-		ibk__store(&h->slots[c][pos].word,
-			   (word & 0xffff0000u) | index, relaxed);
-	ibk__gid_order(t, c, w);
+	if (j == k) {
+		ibk__gid_link_set(t, c, index, index, index);
+		at[k] = at[IBK__GID_TYPES];
+		word[k++] = ibk__gid_tag(hash) << 16 | index;
+	} else {
+		word[j] = (word[j] & 0xffff0000u) |
+			  ibk__gid_chain_add(t, c, IBK__SLOT_INDEX(word[j]),
+					     index);
+	}
+	ibk__gid_slots_put(t, c, at, word, k);
 }
 
 /* Writer side: stores GID @w and @type in @c. */
@@ -2035,41 +2265,179 @@ static inline bool ibk__gid_words_zero(const uint32_t w[4])
 	return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
-/* Writer side: builds copy @c's hash index afresh from its cells. */
+/* Writer side: empties copy @c's hash index, two slots a turn (a copy has
+ * a power of two of them, at least two): half the loop's work per slot. */
+static inline void ibk__gid_slots_clear(struct ibk_gid_table *t, unsigned c)
+{
+	struct ibk_hash_slot *slots = t->hdr.slots[c];
+	uint32_t n = t->hdr.hash_mask + 1, i;
+
+	for (i = 0; i < n; i += 2) {
+		ibk__store(&slots[i].word, 0u, relaxed);
+		ibk__store(&slots[i + 1].word, 0u, relaxed);
+	}
+}
+
+/* A writer building copy @c's index keeps the table's fields at hand,
+ * read once: after each atomic store a compiler would read them again. */
+struct ibk__gid_build {
+	struct ibk_gid_table *t;
+	unsigned c;
+	struct ibk_gid_cell *cells;
+	struct ibk_hash_slot *slots;
+	uint32_t mask, shift;
+};
+
+/* Writer side: starts a build of copy @c's index: empty, to be filled by
+ * ibk__gid_append() in index order. */
+static inline void ibk__gid_build_begin(struct ibk_gid_table *t, unsigned c,
+					struct ibk__gid_build *b)
+{
+	b->t = t;
+	b->c = c;
+	b->cells = t->cells[c];
+	b->slots = t->hdr.slots[c];
+	b->mask = t->hdr.hash_mask;
+	b->shift = t->hdr.hash_shift;
+	ibk__gid_slots_clear(t, c);
+}
+
+/*
+ * Writer side: in build @b, @index now holds the non-zero GID @w with
+ * @type, every lower index being indexed already. A pair already indexed
+ * gets @index as its last, in O(1); a new one takes the first empty slot
+ * of its run, after the GID's other slots, whose indices are lower: the
+ * order a find for any type needs, with no sorting.
+ */
+static inline void ibk__gid_append(const struct ibk__gid_build *b,
+				   uint32_t index, const uint32_t w[4],
+				   enum ibk_gid_type type)
+{
+	uint32_t hash = ibk__gid_hash(w), tag = ibk__gid_tag(hash);
+	uint32_t pos = hash >> b->shift, s;
+	const struct ibk_gid_cell *cell;
+
+	for (; (s = ibk__load(&b->slots[pos].word, relaxed)) != 0;
+	     pos = (pos + 1) & b->mask) {
+		cell = &b->cells[IBK__SLOT_INDEX(s)];
+		if (IBK__SLOT_KEY(s) == tag && ibk__gid_cell_holds(cell, w) &&
+		    ibk__load(&cell->type, relaxed) == (uint32_t)type)
+			break;
+	}
+	if (s != 0) {
+		ibk__gid_chain_add(b->t, b->c, IBK__SLOT_INDEX(s), index);
+		return;
+	}
+	ibk__store(&b->cells[index].link, index << 16 | index, relaxed);
+	ibk__store(&b->slots[pos].word, tag << 16 | index, relaxed);
+}
+
+/* Writer side: builds copy @c's hash index and chains afresh from its
+ * cells. */
 static inline void ibk__gid_reindex(struct ibk_gid_table *t, unsigned c)
 {
-	struct ibk__table *h = &t->hdr;
+	struct ibk__gid_build b;
 	uint32_t w[4], i;
 
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&h->slots[c][i].word, 0u, relaxed);
-	for (i = 0; i < h->capacity; i++) {
-		ibk__gid_cell_load(&t->cells[c][i], w);
+	ibk__gid_build_begin(t, c, &b);
+	for (i = 0; i < t->hdr.capacity; i++) {
+		ibk__gid_cell_load(&b.cells[i], w);
 		if (!ibk__gid_words_zero(w))
-			ibk__gid_index(t, c, i, w, (enum ibk_gid_type)
-				       ibk__load(&t->cells[c][i].type,
-						 relaxed));
+			ibk__gid_append(&b, i, w, (enum ibk_gid_type)
+					ibk__load(&b.cells[i].type, relaxed));
 	}
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @e, the rest empty,
- * and is no longer awaiting a refill. */
+ * and is no longer awaiting a refill. One pass builds the cells and the
+ * index together. */
 static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 				 const struct ibk_gid_entry *e, uint32_t n)
 {
-	struct ibk__table *h = &t->hdr;
+	static const uint32_t zero[4] = { 0, 0, 0, 0 };
+	uint32_t capacity = t->hdr.capacity, w[4], i;
+	struct ibk__gid_build b;
+
+	ibk__gid_build_begin(t, c, &b);
+	for (i = 0; i < n; i++) {
+		enum ibk_gid_type type = e[i].type;
+
+		ibk__gid_to_words(&e[i].gid, w);
+		if (ibk__gid_words_zero(w))
+			type = IBK_GID_TYPE_IB;
+		ibk__gid_cell_store(&b.cells[i], w, type);
+		if (!ibk__gid_words_zero(w))
+			ibk__gid_append(&b, i, w, type);
+	}
+	for (; i < capacity; i++)
+		ibk__gid_cell_store(&b.cells[i], zero, IBK_GID_TYPE_IB);
+	ibk__status_refilled(&t->hdr, c);
+}
+
+/* Writer side: copy @to becomes the other copy, cells, links and index
+ * word for word, no longer awaiting a refill. */
+static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
+{
+	const struct ibk_gid_cell *from = t->cells[to ^ 1u];
+	struct ibk_gid_cell *cells = t->cells[to];
 	uint32_t w[4], i;
 
-	for (i = 0; i < h->capacity; i++) {
-		w[0] = w[1] = w[2] = w[3] = 0;
-		if (i < n)
-			ibk__gid_to_words(&e[i].gid, w);
-		ibk__gid_cell_store(&t->cells[c][i], w,
-				    ibk__gid_words_zero(w) ? IBK_GID_TYPE_IB :
-							     e[i].type);
+	for (i = 0; i < t->hdr.capacity; i++) {
+		ibk__gid_cell_load(&from[i], w);
+		ibk__gid_cell_store(&cells[i], w, (enum ibk_gid_type)
+				    ibk__load(&from[i].type, relaxed));
+		ibk__store(&cells[i].link, ibk__load(&from[i].link, relaxed),
+			   relaxed);
 	}
-	ibk__gid_reindex(t, c);
-	ibk__status_refilled(h, c);
+	ibk__hash_copy(&t->hdr, to);
+	ibk__status_refilled(&t->hdr, to);
+}
+
+/* One entry's change, worked out once for both copies: its GID and type
+ * before and after, and the hashes of both. */
+struct ibk__gid_change {
+	uint32_t index;
+	uint32_t old[4], w[4];
+	uint32_t old_hash, hash;
+	enum ibk_gid_type old_type, type;
+};
+
+/* Writer side: plans setting entry @index to GID @w with @type from what
+ * copy @c holds (both copies do, until the first is written). False if
+ * the entry holds them already. */
+static inline bool ibk__gid_change_plan(const struct ibk_gid_table *t,
+					unsigned c, uint32_t index,
+					const uint32_t w[4],
+					enum ibk_gid_type type,
+					struct ibk__gid_change *x)
+{
+	const struct ibk_gid_cell *cell = &t->cells[c][index];
+
+	ibk__gid_cell_load(cell, x->old);
+	x->old_type = (enum ibk_gid_type)ibk__load(&cell->type, relaxed);
+	if (ibk__gid_words_equal(x->old, w) && x->old_type == type)
+		return false;
+	x->index = index;
+	x->w[0] = w[0];
+	x->w[1] = w[1];
+	x->w[2] = w[2];
+	x->w[3] = w[3];
+	x->type = type;
+	x->old_hash = ibk__gid_hash(x->old);
+	x->hash = ibk__gid_hash(w);
+	return true;
+}
+
+/* Writer side: applies change @x to copy @c. */
+static inline void ibk__gid_change_apply(struct ibk_gid_table *t, unsigned c,
+					 const struct ibk__gid_change *x)
+{
+	if (!ibk__gid_words_zero(x->old))
+		ibk__gid_unindex(t, c, x->index, x->old, x->old_hash,
+				 x->old_type);
+	ibk__gid_cell_store(&t->cells[c][x->index], x->w, x->type);
+	if (!ibk__gid_words_zero(x->w))
+		ibk__gid_index(t, c, x->index, x->w, x->hash, x->type);
 }
 
 /* Writer side: copy @c's entry @index holds GID @w with @type. */
@@ -2077,16 +2445,10 @@ static inline void ibk__gid_put(struct ibk_gid_table *t, unsigned c,
 				uint32_t index, const uint32_t w[4],
 				enum ibk_gid_type type)
 {
-	struct ibk_gid_cell *cell = &t->cells[c][index];
-	uint32_t old[4];
+	struct ibk__gid_change x;
 
-	ibk__gid_cell_load(cell, old);
-	if (!ibk__gid_words_zero(old))
-		ibk__gid_unindex(t, c, index, old, (enum ibk_gid_type)
-				 ibk__load(&cell->type, relaxed));
-	ibk__gid_cell_store(cell, w, type);
-	if (!ibk__gid_words_zero(w))
-		ibk__gid_index(t, c, index, w, type);
+	if (ibk__gid_change_plan(t, c, index, w, type, &x))
+		ibk__gid_change_apply(t, c, &x);
 }
 
 /* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and
@@ -2109,8 +2471,10 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 		return rc;
 	t->cells[0] = cells;
 	t->cells[1] = cells + capacity;
-	for (i = 0; i < IBK_GID_CELLS(capacity); i++)
+	for (i = 0; i < IBK_GID_CELLS(capacity); i++) {
 		ibk__gid_cell_store(&cells[i], zero, IBK_GID_TYPE_IB);
+		ibk__store(&cells[i].link, 0u, relaxed);
+	}
 	return IBK_OK;
 }
 
@@ -2148,7 +2512,7 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 		return IBK_ESTALE;
 	ibk__gid_fill(t, 0, e, n);
 	ibk_latch_write_switch(&t->hdr.latch);
-	ibk__gid_fill(t, 1, e, n);
+	ibk__gid_copy_over(t, 1);
 	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
@@ -2163,7 +2527,9 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 				    const struct ibk_gid *gid,
 				    enum ibk_gid_type type)
 {
+	struct ibk__gid_change x;
 	uint32_t w[4];
+	bool changes;
 
 	if (!t || !gid)
 		return IBK_EINVAL;
@@ -2176,9 +2542,12 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 		return IBK_EINVAL;
 	ibk_latch_write_begin(&t->hdr.latch);
 	ibk__epoch_advance(&t->hdr);
-	ibk__gid_put(t, 0, index, w, type);
+	changes = ibk__gid_change_plan(t, 0, index, w, type, &x);
+	if (changes)
+		ibk__gid_change_apply(t, 0, &x);
 	ibk_latch_write_switch(&t->hdr.latch);
-	ibk__gid_put(t, 1, index, w, type);
+	if (changes)
+		ibk__gid_change_apply(t, 1, &x);
 	ibk_latch_write_end(&t->hdr.latch);
 	return IBK_OK;
 }
@@ -2282,7 +2651,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
 		unreadable = ibk__table_unreadable(&t->hdr, c);
-		if (!unreadable && ibk__gid_probe(t, c, w, type, &word) >= 0)
+		if (!unreadable && ibk__gid_probe(t, c, gid, w, type, &word) >= 0)
 			found_type = (enum ibk_gid_type)ibk__load(
 				&t->cells[c][IBK__SLOT_INDEX(word)].type,
 				relaxed);
@@ -2294,7 +2663,7 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	ref->generation = gen;
 	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
 	ref->type = found_type;
-	ibk__copy16(ref->gid.raw, gid->raw);
+	ibk__gid_copy(&ref->gid, gid);
 	return IBK_OK;
 }
 
@@ -4094,8 +4463,7 @@ static inline uint32_t ibk__gid_prefix_changes(const struct ibk_gid_table *t,
 
 	for (i = 0; i < t->hdr.capacity; i++)
 		n += ibk__gid_composed(t, 0, i, w) &&
-		     (w[0] != (uint32_t)(prefix >> 32) ||
-		      w[1] != (uint32_t)prefix);
+		     ibk__gid_words_prefix(w) != prefix;
 	return n;
 }
 
@@ -4109,10 +4477,10 @@ static inline void ibk__gid_put_prefix(struct ibk_gid_table *t, unsigned c,
 	for (i = 0; i < t->hdr.capacity; i++) {
 		if (!ibk__gid_composed(t, c, i, w))
 			continue;
-		ibk__store(&t->cells[c][i].word[0], (uint32_t)(prefix >> 32),
-			   relaxed);
-		ibk__store(&t->cells[c][i].word[1], (uint32_t)prefix,
-			   relaxed);
+		ibk__store(&t->cells[c][i].word[0],
+			   ibk__swap32((uint32_t)(prefix >> 32)), relaxed);
+		ibk__store(&t->cells[c][i].word[1],
+			   ibk__swap32((uint32_t)prefix), relaxed);
 	}
 	ibk__gid_reindex(t, c);
 }
@@ -4176,7 +4544,7 @@ static inline int ibk_gid_table_read_guid_block(const struct ibk_gid_table *t,
 			if (first + i < t->hdr.capacity)
 				ibk__gid_cell_load(&t->cells[c][first + i],
 						   w);
-			out[i] = (uint64_t)w[2] << 32 | w[3];
+			out[i] = ibk__gid_words_guid(w);
 		}
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return IBK_OK;

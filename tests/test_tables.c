@@ -917,6 +917,166 @@ static void test_gid_basics(void)
 	       "gid init: NULL IBK_EINVAL, too few slots IBK_ERANGE");
 }
 
+/*
+ * Many indices holding one (GID, type) pair: three GIDs, three types, a
+ * table of @cap entries, so each pair is held some @cap / 10 times and
+ * sets keep taking entries out of the head, the middle and the end of
+ * a pair's indices and putting them back anywhere. After each set, every
+ * find (each type and any) must give the model's lowest index holding it.
+ */
+static void test_gid_duplicates(uint32_t cap, unsigned tables, unsigned sets)
+{
+	struct check c = { 0, 0 };
+	unsigned t, s, q;
+	uint32_t i;
+
+	port_setup(1, cap, 1);
+	gid_pool[0] = ibk_gid_make(IBK_GID_DEFAULT_PREFIX, 0x0002c90300012345ull);
+	gid_pool[1] = ibk_gid_from_ipv4(0xc0a80001u);
+	gid_pool[2] = gid_pool[0];
+	gid_pool[2].raw[15] ^= 1;
+	for (t = 0; t < tables; t++) {
+		for (i = 0; i < cap; i++)
+			model_gid[i] = rnd_gid_entry(3);
+		for (i = 0; i < cap; i++)
+			if (gid_zero(&model_gid[i].gid))
+				model_gid[i].type = IBK_GID_TYPE_IB;
+		check(&c, gid_refill(&port.gids, model_gid, cap) == IBK_OK,
+		      "gid refill failed");
+		for (s = 0; s < sets; s++) {
+			i = test_rng_below(cap);
+			model_gid[i] = rnd_gid_entry(3);
+			check(&c, ibk_gid_table_set(&port.gids, i,
+						    &model_gid[i].gid,
+						    model_gid[i].type) == IBK_OK,
+			      "gid set failed");
+			if (gid_zero(&model_gid[i].gid))
+				model_gid[i].type = IBK_GID_TYPE_IB;
+			for (q = 0; q < 3; q++)
+				check_gid_key(&c, cap, &gid_pool[q]);
+		}
+	}
+	tap_ok(c.bad == 0, "GID find with every pair held by many indices, "
+	       "capacity %u: each set out of and into the head, middle or "
+	       "end of a pair's indices matches the model (%lu checks)", cap,
+	       c.done);
+}
+
+/* The longest run of occupied slots in either copy of the GID index. */
+static uint32_t gid_longest_run(void)
+{
+	uint32_t n = port.gids.hdr.hash_mask + 1, longest = 0, run, i;
+	unsigned c;
+
+	for (c = 0; c < 2; c++) {
+		run = 0;
+		for (i = 0; i < 2 * n; i++) {	/* twice round: runs wrap */
+			run = atomic_load(&port.gids.hdr.slots[c][i % n].word) ?
+			      run + 1 : 0;
+			if (run > longest && run <= n)
+				longest = run;
+		}
+	}
+	return longest;
+}
+
+/* e^@x by its power series (no libm); exact enough for 0 <= @x <= 1. */
+static double exp_series(double x)
+{
+	double sum = 1, term = 1;
+	int k;
+
+	for (k = 1; k < 30; k++) {
+		term *= x / k;
+		sum += term;
+	}
+	return sum;
+}
+
+/*
+ * The fewest slots L such that a random hash would make a run of L or more
+ * occupied slots with probability below 10^-6, for @keys keys in @slots
+ * slots (load a = keys / slots). A run of length l starting at a given
+ * slot needs at least l of the keys to hash into those l slots; the count
+ * is binomial with mean a l, and the Chernoff bound P(X >= l) <=
+ * (a e^(1 - a))^l = q^l makes the union over the start slots and the
+ * lengths from L up at most slots q^L / (1 - q).
+ */
+static uint32_t gid_run_bound(uint32_t keys, uint32_t slots)
+{
+	double a = (double)keys / slots, q = a * exp_series(1 - a);
+	double p = slots / (1 - q);
+	uint32_t l = 0;
+
+	while (p >= 1e-6) {
+		p *= q;
+		l++;
+	}
+	return l;
+}
+
+/*
+ * Realistic GID tables must not cluster in the index: 1024 IB GIDs under
+ * one prefix with consecutive GUIDs, and 1024 RoCE GIDs ::ffff:a.b.c.d of
+ * consecutive IPv4 addresses, filled in by a refill and by single sets,
+ * at load 1/4 (IBK_HASH_SLOTS) and 1/2 (IBK_HASH_SLOTS_MIN). Every probe
+ * stays inside one run, so the longest run bounds every find's walk. For
+ * a random hash a run of 36 slots or more at load 1/4, or 121 or more at
+ * 1/2, has a probability below 10^-6 (gid_run_bound()); a hash that put
+ * such GIDs on few homes would make runs of hundreds.
+ */
+static void test_gid_runs(void)
+{
+	const uint32_t n = 1024;
+	struct ibk_gid_table *t = &port.gids;
+	unsigned kind, half, by_set;
+	uint32_t i, slots, bound, longest;
+	bool ok;
+
+	for (kind = 0; kind < 2; kind++) {
+		for (half = 0; half < 2; half++) {
+			for (by_set = 0; by_set < 2; by_set++) {
+				slots = half ? IBK_HASH_SLOTS_MIN(n) :
+					       IBK_HASH_SLOTS(n);
+				ok = ibk_gid_table_init(t, gid_cells, n,
+							gid_slots, slots) ==
+				     IBK_OK &&
+				     ibk_gid_table_set_state(t,
+							     IBK_PORT_ACTIVE) ==
+				     IBK_OK &&
+				     gid_refill(t, NULL, 0) == IBK_OK;
+				for (i = 0; i < n; i++) {
+					model_gid[i].gid = kind ?
+						ibk_gid_from_ipv4(0x0a000000u + i) :
+						ibk_gid_make(IBK_GID_DEFAULT_PREFIX,
+							     0x0002c90300a00000ull + i);
+					model_gid[i].type = kind ?
+						IBK_GID_TYPE_ROCE_V2 :
+						IBK_GID_TYPE_IB;
+					if (by_set)
+						ok &= ibk_gid_table_set(t, i,
+							&model_gid[i].gid,
+							model_gid[i].type) ==
+						      IBK_OK;
+				}
+				if (!by_set)
+					ok &= gid_refill(t, model_gid, n) ==
+					      IBK_OK;
+				bound = gid_run_bound(n, t->hdr.hash_mask + 1);
+				longest = gid_longest_run();
+				tap_ok(ok && longest < bound,
+				       "GID index of %u %s GIDs (%s), %u slots "
+				       "a copy: longest run %u, under the %u slots "
+				       "linear probing allows a random hash", n,
+				       kind ? "consecutive IPv4-mapped" :
+					      "consecutive-GUID fe80::",
+				       by_set ? "set one by one" : "refill",
+				       t->hdr.hash_mask + 1, longest, bound);
+			}
+		}
+	}
+}
+
 /* ------------------------------------------------------------------------
  * Events and port state
  * ------------------------------------------------------------------------ */
@@ -2756,6 +2916,9 @@ int main(void)
 	test_gid_find_model(256, 300, 64, 512, 1);
 	test_gid_find_model(256, 100, 64, 512, 4);
 	test_gid_find_model(MAX_CAP, 2, 100, 512, 1);
+	test_gid_duplicates(64, 20, 2000);
+	test_gid_duplicates(4096, 2, 300);
+	test_gid_runs();
 	test_events();
 	test_wrap();
 	test_counters();
