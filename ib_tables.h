@@ -64,11 +64,11 @@
  *   A read costs what a seqlock read costs: an acquire load of the count,
  *   the relaxed loads of its copy, an acquire fence and a reload (on x86
  *   the fence and the acquire are plain loads). A write does its work
- *   twice: a refill rebuilds each copy, O(capacity + hash slots); a set
- *   updates each copy's entry and index, O(1) but for an entry whose key
- *   another index also holds: a GID set scans for that index, a P_Key set
- *   walks the chain of that key's indexes (O(copies of the key)). A P_Key
- *   refill builds one copy and copies its words into the other.
+ *   twice: a set updates each copy's entry and index, O(1) but for a key
+ *   (a P_Key, or a GID and its type) that other indexes also hold, where
+ *   it walks the chain of that key's indexes (O(copies of the key)); a
+ *   refill builds one copy, O(capacity + hash slots), and copies its words
+ *   into the other.
  *
  * Memory
  *   Both copies are the caller's: a P_Key table of capacity C takes
