@@ -1812,6 +1812,24 @@ static void test_rx_burst(void)
 	       "QP0 burst while INIT: all accepted");
 }
 
+/* A burst of @n packets accepted @got and left the port's P_Key and Q_Key
+ * violation counters at @pk_burst and @qk_burst; the same packets checked
+ * one by one since the counters were reset: @want_acc accepted, and the
+ * counters must read the same. */
+static void check_burst_counts(struct check *c, const char *what,
+			       const struct ibk_port *port, size_t n,
+			       size_t got, size_t want_acc, uint16_t pk_burst,
+			       uint16_t qk_burst)
+{
+	uint16_t pk = ibk_counter16_read(&port->pkey_violations);
+	uint16_t qk = ibk_counter16_read(&port->qkey_violations);
+
+	check(c, got == want_acc && pk_burst == pk && qk_burst == qk,
+	      "%s burst of %zu: %zu accepted (want %zu), counters %u/%u, "
+	      "per packet %u/%u", what, n, got, want_acc, pk_burst, qk_burst,
+	      pk, qk);
+}
+
 /*
  * Mixed-QP bursts: each packet to its own QP context (every type, indices
  * in and beyond the table, on empty entries), some with bad opcodes or
@@ -1924,13 +1942,8 @@ static void test_rx_mixed(void)
 			want_acc += want == IBK_RX_ACCEPT;
 			kinds[want & 15]++;
 		}
-		check(&c, got == want_acc &&
-			  pk_burst == ibk_counter16_read(&port.pkey_violations) &&
-			  qk_burst == ibk_counter16_read(&port.qkey_violations),
-		      "mixed burst of %zu: %zu accepted (want %zu), counters "
-		      "%u/%u, per packet %u/%u", n, got, want_acc, pk_burst,
-		      qk_burst, ibk_counter16_read(&port.pkey_violations),
-		      ibk_counter16_read(&port.qkey_violations));
+		check_burst_counts(&c, "mixed", &port, n, got, want_acc,
+				   pk_burst, qk_burst);
 	}
 	tap_ok(c.bad == 0 && gsi_accepts > 1000 &&
 	       kinds[IBK_RX_ACCEPT] > 1000 && kinds[IBK_RX_DROP_PKEY] > 1000 &&
@@ -2041,13 +2054,8 @@ static void test_rx_mixed_keyed(void)
 			want_acc += want == IBK_RX_ACCEPT;
 			kinds[want & 15]++;
 		}
-		check(&c, got == want_acc &&
-			  pk_burst == ibk_counter16_read(&port.pkey_violations) &&
-			  qk_burst == ibk_counter16_read(&port.qkey_violations),
-		      "keyed burst of %zu: %zu accepted (want %zu), counters "
-		      "%u/%u, per packet %u/%u", n, got, want_acc, pk_burst,
-		      qk_burst, ibk_counter16_read(&port.pkey_violations),
-		      ibk_counter16_read(&port.qkey_violations));
+		check_burst_counts(&c, "keyed", &port, n, got, want_acc,
+				   pk_burst, qk_burst);
 	}
 	tap_ok(c.bad == 0 && whole > 500 && kinds[IBK_RX_ACCEPT] > 1000 &&
 	       kinds[IBK_RX_DROP_PKEY] > 1000 &&
