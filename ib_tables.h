@@ -4020,10 +4020,13 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 
 /* The refusals' path out of line and the granted path inlined, where
  * the compiler allows it: a caller's loop keeps its registers for the
- * granted path, and a single check costs no call. */
+ * granted path, and a single check costs no call. The attributes are
+ * spelt with underscores: the Linux kernel defines noinline and
+ * __cold as macros. */
 #if defined(__GNUC__) || defined(__clang__)
-#define IBK__MR_COLD	static __attribute__((noinline, cold, unused))
-#define IBK__MR_HOT	static inline __attribute__((always_inline))
+#define IBK__MR_COLD \
+	static __attribute__((__noinline__, __cold__, __unused__))
+#define IBK__MR_HOT	static inline __attribute__((__always_inline__))
 #else
 #define IBK__MR_COLD	static inline
 #define IBK__MR_HOT	static inline
