@@ -984,14 +984,51 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 	return IBK_OK;
 }
 
+/*
+ * Writer side: the bulk loops of a refill, four words a step and then the
+ * rest. Relaxed atomic accesses are neither merged nor vectorised, so the
+ * unrolling is what cuts a loop's cost per word.
+ */
+#define IBK__BULK_STEP 4u
+
+/* Writer side: @n slots from @to empty. */
+static inline void ibk__slots_clear(struct ibk_hash_slot *to, uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
+		ibk__store(&to[0].word, 0u, relaxed);
+		ibk__store(&to[1].word, 0u, relaxed);
+		ibk__store(&to[2].word, 0u, relaxed);
+		ibk__store(&to[3].word, 0u, relaxed);
+	}
+	for (; n > 0; n--, to++)
+		ibk__store(&to->word, 0u, relaxed);
+}
+
+/* Writer side: @n slots from @to take the words of those from @from. */
+static inline void ibk__slots_copy(struct ibk_hash_slot *to,
+				   const struct ibk_hash_slot *from,
+				   uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
+	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
+		ibk__store(&to[0].word, ibk__load(&from[0].word, relaxed),
+			   relaxed);
+		ibk__store(&to[1].word, ibk__load(&from[1].word, relaxed),
+			   relaxed);
+		ibk__store(&to[2].word, ibk__load(&from[2].word, relaxed),
+			   relaxed);
+		ibk__store(&to[3].word, ibk__load(&from[3].word, relaxed),
+			   relaxed);
+	}
+	for (; n > 0; n--, to++, from++)
+		ibk__store(&to->word, ibk__load(&from->word, relaxed),
+			   relaxed);
+}
+
 /* Writer side: empties copy @c's index. */
 static inline void ibk__hash_clear(struct ibk__table *h, unsigned c)
 {
-	struct ibk_hash_slot *slots = h->slots[c];
-	uint32_t i, n = h->hash_mask + 1;
-
-	for (i = 0; i < n; i++)
-		ibk__store(&slots[i].word, 0u, relaxed);
+	ibk__slots_clear(h->slots[c], h->hash_mask + 1);
 }
 
 /* Writer side: puts @word in the first empty slot from @home. There is one:
@@ -1043,13 +1080,7 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
  * for every key twice. */
 static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
 {
-	const struct ibk_hash_slot *from = h->slots[to ^ 1u];
-	struct ibk_hash_slot *slots = h->slots[to];
-	uint32_t i;
-
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&slots[i].word, ibk__load(&from[i].word, relaxed),
-			   relaxed);
+	ibk__slots_copy(h->slots[to], h->slots[to ^ 1u], h->hash_mask + 1);
 }
 
 /* ------------------------------------------------------------------------
@@ -1384,9 +1415,10 @@ static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 
 /*
  * Writer side: the same with one slot per 16-bit key, where partition b
- * owns slots 2b and 2b + 1 (see ibk__pkey_home()). Each key has a fixed
- * slot, full 2b, limited 2b + 1, so nothing is probed; then a partition
- * holding only its limited key moves it to 2b, where a walk starts.
+ * owns slots 2b and 2b + 1 (see ibk__pkey_home()), nothing probed. A key
+ * takes 2b, where a walk starts, unless 2b holds its partition's other
+ * key: a full key then moves that lone limited key on to 2b + 1, and a
+ * limited key takes 2b + 1 behind the full one.
  */
 static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 					  const ibk_pkey_t *pkeys, uint32_t n)
@@ -1399,18 +1431,58 @@ static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 		ibk__store(&w->keys[i].pkey, pkey, relaxed);
 		if (!ibk_pkey_is_valid(pkey))
 			continue;
-		/* 2b + 1 - full bit: a left rotation, flipping bit 0 */
-		pos = (uint16_t)(pkey << 1 | pkey >> 15) ^ 1u;
+		pos = (uint32_t)(pkey & IBK_PKEY_BASE_MASK) << 1;
 		old = ibk__load(&w->slots[pos].word, relaxed);
+		if (old && IBK__SLOT_KEY(old) != pkey) {
+			if (pkey & IBK_PKEY_FULL_MEMBER) {
+				ibk__store(&w->slots[pos + 1].word, old,
+					   relaxed);
+				old = 0;
+			} else {
+				old = ibk__load(&w->slots[++pos].word,
+						relaxed);
+			}
+		}
 		ibk__pkey_build_at(w, i, pkey, pos, old, old != 0);
 	}
-	for (pos = 0; pos < IBK__PKEY_MAX_COPY_SLOTS; pos += 2) {
-		old = ibk__load(&w->slots[pos + 1].word, relaxed);
-		if (old && !ibk__load(&w->slots[pos].word, relaxed)) {
-			ibk__store(&w->slots[pos].word, old, relaxed);
-			ibk__store(&w->slots[pos + 1].word, 0u, relaxed);
-		}
+}
+
+/* Writer side: @n P_Key cells from @to hold the invalid key, in steps as
+ * ibk__slots_clear(). */
+static inline void ibk__pkey_cells_clear(struct ibk_pkey_cell *to, uint32_t n)
+{
+	const uint16_t none = (uint16_t)IBK_PKEY_INVALID;
+
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
+		ibk__store(&to[0].pkey, none, relaxed);
+		ibk__store(&to[1].pkey, none, relaxed);
+		ibk__store(&to[2].pkey, none, relaxed);
+		ibk__store(&to[3].pkey, none, relaxed);
 	}
+	for (; n > 0; n--, to++)
+		ibk__store(&to->pkey, none, relaxed);
+}
+
+/* Writer side: @n P_Key cells from @to take the keys of those from @from,
+ * in steps as ibk__slots_copy(). */
+static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
+					const struct ibk_pkey_cell *from,
+					uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
+	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
+		ibk__store(&to[0].pkey, ibk__load(&from[0].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[1].pkey, ibk__load(&from[1].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[2].pkey, ibk__load(&from[2].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[3].pkey, ibk__load(&from[3].pkey, relaxed),
+			   relaxed);
+	}
+	for (; n > 0; n--, to++, from++)
+		ibk__store(&to->pkey, ibk__load(&from->pkey, relaxed),
+			   relaxed);
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
@@ -1420,12 +1492,9 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
 	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
-	uint32_t i;
 
 	ibk__hash_clear(&t->hdr, c);
-	for (i = n; i < t->hdr.capacity; i++)
-		ibk__store(&w.keys[i].pkey, (uint16_t)IBK_PKEY_INVALID,
-			   relaxed);
+	ibk__pkey_cells_clear(w.keys + n, t->hdr.capacity - n);
 	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
 		ibk__pkey_build_direct(&w, pkeys, n);
 	else
@@ -1438,13 +1507,8 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
  * awaiting a refill. */
 static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
 {
-	const struct ibk_pkey_cell *from = t->cells[to ^ 1u];
-	struct ibk_pkey_cell *keys = t->cells[to];
-	uint32_t i, n = t->hdr.capacity;
-
-	for (i = 0; i < n; i++)
-		ibk__store(&keys[i].pkey, ibk__load(&from[i].pkey, relaxed),
-			   relaxed);
+	ibk__pkey_cells_copy(t->cells[to], t->cells[to ^ 1u],
+			     t->hdr.capacity);
 	ibk__hash_copy(&t->hdr, to);
 	ibk__status_refilled(&t->hdr, to);
 }
