@@ -1375,23 +1375,22 @@ static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
 
 /*
  * Writer side, building a copy from the top index down: @index, below
- * every index built so far, holds the valid @pkey, whose walk stopped at
- * slot @pos holding @old, @pkey's own word if @held; it heads the key's
- * chain in both copies. O(1).
+ * every index built so far, holds the valid @pkey, whose slot held @old:
+ * @pkey's own word, or 0 if no index held @pkey yet. @index heads the
+ * key's chain in both copies; returns the slot's new word. O(1).
  */
-static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
-				      uint32_t index, ibk_pkey_t pkey,
-				      uint32_t pos, uint32_t old, bool held)
+static inline uint32_t ibk__pkey_build_head(const struct ibk__pkey_writer *w,
+					    uint32_t index, ibk_pkey_t pkey,
+					    uint32_t old)
 {
 	uint32_t next = index;
 
-	if (held) {
+	if (old) {
 		next = IBK__SLOT_INDEX(old);
 		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
-		old = 0;
 	}
 	ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
-	ibk__pkey_take_slot(w, pos, old, (uint32_t)pkey << 16 | index);
+	return (uint32_t)pkey << 16 | index;
 }
 
 /* Writer side: entries @n-1 down to 0 of @w's copy hold @pkeys, and the
@@ -1399,7 +1398,7 @@ static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
 static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 				   const ibk_pkey_t *pkeys, uint32_t n)
 {
-	uint32_t i, pos, old;
+	uint32_t i, pos, old, word;
 
 	for (i = n; i > 0; i--) {
 		ibk_pkey_t pkey = pkeys[i - 1];
@@ -1408,43 +1407,60 @@ static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 		if (!ibk_pkey_is_valid(pkey))
 			continue;
 		pos = ibk__pkey_seek(w, pkey, &old);
-		ibk__pkey_build_at(w, i - 1, pkey, pos, old,
-				   IBK__SLOT_KEY(old) == pkey);
+		if (IBK__SLOT_KEY(old) == pkey) {
+			word = ibk__pkey_build_head(w, i - 1, pkey, old);
+			ibk__store(&w->slots[pos].word, word, relaxed);
+		} else {
+			word = ibk__pkey_build_head(w, i - 1, pkey, 0);
+			ibk__pkey_take_slot(w, pos, old, word);
+		}
 	}
 }
 
 /*
- * Writer side: the same with one slot per 16-bit key, where partition b
- * owns slots 2b and 2b + 1 (see ibk__pkey_home()), nothing probed. A key
- * takes 2b, where a walk starts, unless 2b holds its partition's other
- * key: a full key then moves that lone limited key on to 2b + 1, and a
- * limited key takes 2b + 1 behind the full one.
+ * Writer side: ibk__pkey_build() with one slot per 16-bit key, for entry
+ * @index down to which the build has come. Partition b owns slots 2b and
+ * 2b + 1 (see ibk__pkey_home()), so nothing is probed: a key takes 2b,
+ * where a walk starts, unless 2b holds its partition's other key; a full
+ * key then moves that lone limited key on to 2b + 1, and a limited key
+ * takes 2b + 1 behind the full one.
  */
+static inline void ibk__pkey_build_direct_at(const struct ibk__pkey_writer *w,
+					     uint32_t index, ibk_pkey_t pkey)
+{
+	struct ibk_hash_slot *slot;
+	uint32_t old;
+
+	ibk__store(&w->keys[index].pkey, pkey, relaxed);
+	if (!ibk_pkey_is_valid(pkey))
+		return;
+	slot = &w->slots[2 * (size_t)(pkey & IBK_PKEY_BASE_MASK)];
+	old = ibk__load(&slot->word, relaxed);
+	if (old && IBK__SLOT_KEY(old) != pkey) {
+		if (pkey & IBK_PKEY_FULL_MEMBER) {
+			ibk__store(&slot[1].word, old, relaxed);
+			old = 0;
+		} else {
+			old = ibk__load(&(++slot)->word, relaxed);
+		}
+	}
+	ibk__store(&slot->word, ibk__pkey_build_head(w, index, pkey, old),
+		   relaxed);
+}
+
+/* Writer side: ibk__pkey_build() with one slot per 16-bit key, two
+ * entries a step: the loop costs as much as an entry's slot. */
 static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 					  const ibk_pkey_t *pkeys, uint32_t n)
 {
-	uint32_t i, pos, old;
+	uint32_t i;
 
-	for (i = n; i-- > 0;) {
-		ibk_pkey_t pkey = pkeys[i];
-
-		ibk__store(&w->keys[i].pkey, pkey, relaxed);
-		if (!ibk_pkey_is_valid(pkey))
-			continue;
-		pos = (uint32_t)(pkey & IBK_PKEY_BASE_MASK) << 1;
-		old = ibk__load(&w->slots[pos].word, relaxed);
-		if (old && IBK__SLOT_KEY(old) != pkey) {
-			if (pkey & IBK_PKEY_FULL_MEMBER) {
-				ibk__store(&w->slots[pos + 1].word, old,
-					   relaxed);
-				old = 0;
-			} else {
-				old = ibk__load(&w->slots[++pos].word,
-						relaxed);
-			}
-		}
-		ibk__pkey_build_at(w, i, pkey, pos, old, old != 0);
+	for (i = n; i >= 2; i -= 2) {
+		ibk__pkey_build_direct_at(w, i - 1, pkeys[i - 1]);
+		ibk__pkey_build_direct_at(w, i - 2, pkeys[i - 2]);
 	}
+	if (i)
+		ibk__pkey_build_direct_at(w, 0, pkeys[0]);
 }
 
 /* Writer side: @n P_Key cells from @to hold the invalid key, in steps as
