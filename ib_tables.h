@@ -1461,7 +1461,7 @@ static inline void ibk__pkey_build_direct_at(const struct ibk__pkey_writer *w,
 }
 
 /* Writer side: ibk__pkey_build() with one slot per 16-bit key, two
- * entries a step: the loop costs as much as an entry's slot. */
+ * entries a step, which halves what the loop itself costs an entry. */
 static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 					  const ibk_pkey_t *pkeys, uint32_t n)
 {
