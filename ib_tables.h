@@ -984,14 +984,63 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 	return IBK_OK;
 }
 
+/*
+ * Writer side: the bulk loops of a refill, eight words a step and then the
+ * rest. Relaxed atomic accesses are neither merged nor vectorised, so the
+ * unrolling is what cuts a loop's cost per word.
+ */
+#define IBK__BULK_STEP 8u
+
+/* Writer side: @n slots from @to empty. */
+static inline void ibk__slots_clear(struct ibk_hash_slot *to, uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
+		ibk__store(&to[0].word, 0u, relaxed);
+		ibk__store(&to[1].word, 0u, relaxed);
+		ibk__store(&to[2].word, 0u, relaxed);
+		ibk__store(&to[3].word, 0u, relaxed);
+		ibk__store(&to[4].word, 0u, relaxed);
+		ibk__store(&to[5].word, 0u, relaxed);
+		ibk__store(&to[6].word, 0u, relaxed);
+		ibk__store(&to[7].word, 0u, relaxed);
+	}
+	for (; n > 0; n--, to++)
+		ibk__store(&to->word, 0u, relaxed);
+}
+
+/* Writer side: @n slots from @to take the words of those from @from. */
+static inline void ibk__slots_copy(struct ibk_hash_slot *to,
+				   const struct ibk_hash_slot *from,
+				   uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
+	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
+		ibk__store(&to[0].word, ibk__load(&from[0].word, relaxed),
+			   relaxed);
+		ibk__store(&to[1].word, ibk__load(&from[1].word, relaxed),
+			   relaxed);
+		ibk__store(&to[2].word, ibk__load(&from[2].word, relaxed),
+			   relaxed);
+		ibk__store(&to[3].word, ibk__load(&from[3].word, relaxed),
+			   relaxed);
+		ibk__store(&to[4].word, ibk__load(&from[4].word, relaxed),
+			   relaxed);
+		ibk__store(&to[5].word, ibk__load(&from[5].word, relaxed),
+			   relaxed);
+		ibk__store(&to[6].word, ibk__load(&from[6].word, relaxed),
+			   relaxed);
+		ibk__store(&to[7].word, ibk__load(&from[7].word, relaxed),
+			   relaxed);
+	}
+	for (; n > 0; n--, to++, from++)
+		ibk__store(&to->word, ibk__load(&from->word, relaxed),
+			   relaxed);
+}
+
 /* Writer side: empties copy @c's index. */
 static inline void ibk__hash_clear(struct ibk__table *h, unsigned c)
 {
-	struct ibk_hash_slot *slots = h->slots[c];
-	uint32_t i, n = h->hash_mask + 1;
-
-	for (i = 0; i < n; i++)
-		ibk__store(&slots[i].word, 0u, relaxed);
+	ibk__slots_clear(h->slots[c], h->hash_mask + 1);
 }
 
 /* Writer side: puts @word in the first empty slot from @home. There is one:
@@ -1043,13 +1092,7 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
  * for every key twice. */
 static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
 {
-	const struct ibk_hash_slot *from = h->slots[to ^ 1u];
-	struct ibk_hash_slot *slots = h->slots[to];
-	uint32_t i;
-
-	for (i = 0; i <= h->hash_mask; i++)
-		ibk__store(&slots[i].word, ibk__load(&from[i].word, relaxed),
-			   relaxed);
+	ibk__slots_copy(h->slots[to], h->slots[to ^ 1u], h->hash_mask + 1);
 }
 
 /* ------------------------------------------------------------------------
@@ -1344,23 +1387,22 @@ static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
 
 /*
  * Writer side, building a copy from the top index down: @index, below
- * every index built so far, holds the valid @pkey, whose walk stopped at
- * slot @pos holding @old, @pkey's own word if @held; it heads the key's
- * chain in both copies. O(1).
+ * every index built so far, holds the valid @pkey, whose slot held @old:
+ * @pkey's own word, or 0 if no index held @pkey yet. @index heads the
+ * key's chain in both copies; returns the slot's new word. O(1).
  */
-static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
-				      uint32_t index, ibk_pkey_t pkey,
-				      uint32_t pos, uint32_t old, bool held)
+static inline uint32_t ibk__pkey_build_head(const struct ibk__pkey_writer *w,
+					    uint32_t index, ibk_pkey_t pkey,
+					    uint32_t old)
 {
 	uint32_t next = index;
 
-	if (held) {
+	if (old) {
 		next = IBK__SLOT_INDEX(old);
 		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
-		old = 0;
 	}
 	ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
-	ibk__pkey_take_slot(w, pos, old, (uint32_t)pkey << 16 | index);
+	return (uint32_t)pkey << 16 | index;
 }
 
 /* Writer side: entries @n-1 down to 0 of @w's copy hold @pkeys, and the
@@ -1368,7 +1410,7 @@ static inline void ibk__pkey_build_at(const struct ibk__pkey_writer *w,
 static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 				   const ibk_pkey_t *pkeys, uint32_t n)
 {
-	uint32_t i, pos, old;
+	uint32_t i, pos, old, word;
 
 	for (i = n; i > 0; i--) {
 		ibk_pkey_t pkey = pkeys[i - 1];
@@ -1377,40 +1419,110 @@ static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 		if (!ibk_pkey_is_valid(pkey))
 			continue;
 		pos = ibk__pkey_seek(w, pkey, &old);
-		ibk__pkey_build_at(w, i - 1, pkey, pos, old,
-				   IBK__SLOT_KEY(old) == pkey);
+		if (IBK__SLOT_KEY(old) == pkey) {
+			word = ibk__pkey_build_head(w, i - 1, pkey, old);
+			ibk__store(&w->slots[pos].word, word, relaxed);
+		} else {
+			word = ibk__pkey_build_head(w, i - 1, pkey, 0);
+			ibk__pkey_take_slot(w, pos, old, word);
+		}
 	}
 }
 
 /*
- * Writer side: the same with one slot per 16-bit key, where partition b
- * owns slots 2b and 2b + 1 (see ibk__pkey_home()). Each key has a fixed
- * slot, full 2b, limited 2b + 1, so nothing is probed; then a partition
- * holding only its limited key moves it to 2b, where a walk starts.
+ * Writer side: ibk__pkey_build() with one slot per 16-bit key, for entry
+ * @index down to which the build has come. Partition b owns slots 2b and
+ * 2b + 1 (see ibk__pkey_home()), so nothing is probed: a key takes 2b,
+ * where a walk starts, unless 2b holds its partition's other key; a full
+ * key then moves that lone limited key on to 2b + 1, and a limited key
+ * takes 2b + 1 behind the full one.
  */
+static inline void ibk__pkey_build_direct_at(const struct ibk__pkey_writer *w,
+					     uint32_t index, ibk_pkey_t pkey)
+{
+	struct ibk_hash_slot *slot;
+	uint32_t old;
+
+	ibk__store(&w->keys[index].pkey, pkey, relaxed);
+	if (!ibk_pkey_is_valid(pkey))
+		return;
+	slot = &w->slots[2 * (size_t)(pkey & IBK_PKEY_BASE_MASK)];
+	old = ibk__load(&slot->word, relaxed);
+	if (old && IBK__SLOT_KEY(old) != pkey) {
+		if (pkey & IBK_PKEY_FULL_MEMBER) {
+			ibk__store(&slot[1].word, old, relaxed);
+			old = 0;
+		} else {
+			old = ibk__load(&(++slot)->word, relaxed);
+		}
+	}
+	ibk__store(&slot->word, ibk__pkey_build_head(w, index, pkey, old),
+		   relaxed);
+}
+
+/* Writer side: ibk__pkey_build() with one slot per 16-bit key, two
+ * entries a step, which halves what the loop itself costs an entry. */
 static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 					  const ibk_pkey_t *pkeys, uint32_t n)
 {
-	uint32_t i, pos, old;
+	uint32_t i;
 
-	for (i = n; i-- > 0;) {
-		ibk_pkey_t pkey = pkeys[i];
+	for (i = n; i >= 2; i -= 2) {
+		ibk__pkey_build_direct_at(w, i - 1, pkeys[i - 1]);
+		ibk__pkey_build_direct_at(w, i - 2, pkeys[i - 2]);
+	}
+	if (i)
+		ibk__pkey_build_direct_at(w, 0, pkeys[0]);
+}
 
-		ibk__store(&w->keys[i].pkey, pkey, relaxed);
-		if (!ibk_pkey_is_valid(pkey))
-			continue;
-		/* 2b + 1 - full bit: a left rotation, flipping bit 0 */
-		pos = (uint16_t)(pkey << 1 | pkey >> 15) ^ 1u;
-		old = ibk__load(&w->slots[pos].word, relaxed);
-		ibk__pkey_build_at(w, i, pkey, pos, old, old != 0);
+/* Writer side: @n P_Key cells from @to hold the invalid key, in steps as
+ * ibk__slots_clear(). */
+static inline void ibk__pkey_cells_clear(struct ibk_pkey_cell *to, uint32_t n)
+{
+	const uint16_t none = (uint16_t)IBK_PKEY_INVALID;
+
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
+		ibk__store(&to[0].pkey, none, relaxed);
+		ibk__store(&to[1].pkey, none, relaxed);
+		ibk__store(&to[2].pkey, none, relaxed);
+		ibk__store(&to[3].pkey, none, relaxed);
+		ibk__store(&to[4].pkey, none, relaxed);
+		ibk__store(&to[5].pkey, none, relaxed);
+		ibk__store(&to[6].pkey, none, relaxed);
+		ibk__store(&to[7].pkey, none, relaxed);
 	}
-	for (pos = 0; pos < IBK__PKEY_MAX_COPY_SLOTS; pos += 2) {
-		old = ibk__load(&w->slots[pos + 1].word, relaxed);
-		if (old && !ibk__load(&w->slots[pos].word, relaxed)) {
-			ibk__store(&w->slots[pos].word, old, relaxed);
-			ibk__store(&w->slots[pos + 1].word, 0u, relaxed);
-		}
+	for (; n > 0; n--, to++)
+		ibk__store(&to->pkey, none, relaxed);
+}
+
+/* Writer side: @n P_Key cells from @to take the keys of those from @from,
+ * in steps as ibk__slots_copy(). */
+static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
+					const struct ibk_pkey_cell *from,
+					uint32_t n)
+{
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
+	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
+		ibk__store(&to[0].pkey, ibk__load(&from[0].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[1].pkey, ibk__load(&from[1].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[2].pkey, ibk__load(&from[2].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[3].pkey, ibk__load(&from[3].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[4].pkey, ibk__load(&from[4].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[5].pkey, ibk__load(&from[5].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[6].pkey, ibk__load(&from[6].pkey, relaxed),
+			   relaxed);
+		ibk__store(&to[7].pkey, ibk__load(&from[7].pkey, relaxed),
+			   relaxed);
 	}
+	for (; n > 0; n--, to++, from++)
+		ibk__store(&to->pkey, ibk__load(&from->pkey, relaxed),
+			   relaxed);
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
@@ -1420,12 +1532,9 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 				  const ibk_pkey_t *pkeys, uint32_t n)
 {
 	struct ibk__pkey_writer w = ibk__pkey_writer_of(t, c);
-	uint32_t i;
 
 	ibk__hash_clear(&t->hdr, c);
-	for (i = n; i < t->hdr.capacity; i++)
-		ibk__store(&w.keys[i].pkey, (uint16_t)IBK_PKEY_INVALID,
-			   relaxed);
+	ibk__pkey_cells_clear(w.keys + n, t->hdr.capacity - n);
 	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
 		ibk__pkey_build_direct(&w, pkeys, n);
 	else
@@ -1438,13 +1547,8 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
  * awaiting a refill. */
 static inline void ibk__pkey_copy(struct ibk_pkey_table *t, unsigned to)
 {
-	const struct ibk_pkey_cell *from = t->cells[to ^ 1u];
-	struct ibk_pkey_cell *keys = t->cells[to];
-	uint32_t i, n = t->hdr.capacity;
-
-	for (i = 0; i < n; i++)
-		ibk__store(&keys[i].pkey, ibk__load(&from[i].pkey, relaxed),
-			   relaxed);
+	ibk__pkey_cells_copy(t->cells[to], t->cells[to ^ 1u],
+			     t->hdr.capacity);
 	ibk__hash_copy(&t->hdr, to);
 	ibk__status_refilled(&t->hdr, to);
 }
