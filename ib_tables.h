@@ -4069,6 +4069,34 @@ static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
 	return (unsigned)type <= (unsigned)IBK_QPT_UD ? want[type] : 0x10000u;
 }
 
+/* What the fast path compares every request of a read section with: the
+ * copy's cells and the QP's fields, in locals a burst's verdict stores
+ * cannot alias (a byte store may alias any field of @t or @qp). */
+struct ibk__mr_view {
+	const struct ibk_mr_cell *cells;
+	uint32_t capacity;
+	uint32_t head_want;	/* ibk__mr_head_want() of the QP's type */
+	uint32_t no_access;	/* the IBK_ACCESS_REMOTE_* bits it lacks */
+	uint32_t pd;
+	uint32_t qpn;
+};
+
+/* Inside a read section of copy @c: the view of @t and @qp. */
+static inline struct ibk__mr_view
+ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
+		const struct ibk_mem_qp *qp)
+{
+	struct ibk__mr_view v;
+
+	v.cells = t->cells[c];
+	v.capacity = t->capacity;
+	v.head_want = ibk__mr_head_want(qp->type);
+	v.no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	v.pd = qp->pd;
+	v.qpn = qp->qpn;
+	return v;
+}
+
 /* One request as the fast path reads it, with the cell its R_Key's index
  * names: the cell of index 0 when the index is beyond the table, whose
  * key (index 0, or no object) the request's then never is. */
@@ -4083,16 +4111,15 @@ struct ibk__mr_probe {
 
 /*
  * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
- * SWAP, FETCH ADD) of the QP's transport, with TVer 0 (@head_want), that
- * the QP's access flags allow (@no_access: the IBK_ACCESS_REMOTE_* bits
- * they lack): false, reading no further than the BTH, for any other; the
+ * SWAP, FETCH ADD) of the QP's transport, with TVer 0, that the QP's
+ * access flags allow (both from @v): false, reading no further than the
+ * BTH, for any other; the
  * rules check those. What else does not fit shows up as a refusal in
  * ibk__mr_probe_bad().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
-				      const struct ibk_mr_cell *cells,
-				      uint32_t capacity, uint32_t head_want,
-				      uint32_t no_access, const void *bth)
+				      const struct ibk__mr_view *v,
+				      const void *bth)
 {
 	const uint8_t *p = (const uint8_t *)bth;
 	const uint8_t *ext = p + IBK_BTH_LEN;
@@ -4100,8 +4127,8 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	uint32_t index, raw, eight;
 
 	r->cls = ibk__mem_op6_class(head & 0x3fu);
-	if ((((head ^ head_want) & IBK__MR_HEAD_MASK) |
-	     (r->cls & (IBK__MEM_OTHER | no_access))) != 0)
+	if ((((head ^ v->head_want) & IBK__MR_HEAD_MASK) |
+	     (r->cls & (IBK__MEM_OTHER | v->no_access))) != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
 	 * access: 8 for those, 0 for the others */
@@ -4115,7 +4142,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	r->eight = eight;
 	index = ibk_rkey_index(r->rkey);
 	/* masked, not selected: compilers keep a branch-free form */
-	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
+	r->cell = &v->cells[index & (0u - (uint32_t)(index < v->capacity))];
 	return true;
 }
 
@@ -4141,75 +4168,78 @@ static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
  * above 2^31, a window whose region may change.
  */
 static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
-					 const struct ibk_mem_qp *qp)
+					 const struct ibk__mr_view *v)
 {
 	const struct ibk_mr_cell *c = r->cell;
 
 	return (r->len - 1u) >> 31 |
 	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
 	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
-	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
-	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
+	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ v->pd) |
+	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
 		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
 	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->eight;
 }
 
 /*
- * A refused request's verdict, from what the fast path read of it in @r
- * (NULL if it took none of it): for what it leaves to the rules (the
- * header, the opcode, the QP's access, the length, a window of a region
- * that may change), by ibk__mr_check_rules(); for the others,
- * each of the object's checks computed into one bit, in rxe's order
- * (ibk__mem_object_verdict()), the first failing one picked without a
- * branch.
+ * A refused request's verdict: the fast path's reading of @bth again
+ * (the granted path keeps its own in registers, not for this call); for
+ * what it leaves to the rules (the header, the opcode, the QP's access,
+ * the length, a window of a region that may change), by
+ * ibk__mr_check_rules(); for the others, the object's checks one by one
+ * in rxe's order (ibk__mem_object_verdict()), the first that fails
+ * answering: most refusals stop at the key.
  */
 IBK__MR_COLD enum ibk_mem_verdict
-ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
-		      const struct ibk_mem_qp *qp,
-		      const struct ibk__mr_probe *r, const void *bth)
+ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
+		const struct ibk_mem_qp *qp, const void *bth)
 {
+	struct ibk__mr_view v = ibk__mr_view_of(t, c, qp);
+	struct ibk__mr_probe r;
 	const struct ibk_mr_cell *cell;
-	uint32_t deny, failed;
+	uint32_t deny;
 
-	if (!r)
+	if (!ibk__mr_probe_read(&r, &v, bth))
 		return ibk__mr_check_rules(t, c, qp, bth);
-	cell = r->cell;
+	cell = r.cell;
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
-	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
+	if (((r.len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
-	failed = (uint32_t)((ibk__load(&cell->word[IBK__MR_RKEY], relaxed) !=
-			     r->rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
-		 (uint32_t)(ibk__load(&cell->word[IBK__MR_PD], relaxed) !=
-			    qp->pd) << 1 |
-		 (uint32_t)(((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^
-			      qp->qpn) &
-			     ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
-			    != 0) << 2 |
-		 (uint32_t)((deny & IBK__MR_DENY_UNBOUND) != 0) << 3 |
-		 (uint32_t)((deny & r->cls & IBK_ACCESS_REMOTE) != 0) << 4 |
-		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
-		 ibk__mr_probe_outside(r) << 6 |
-		 (uint32_t)(((uint32_t)r->va & 7u) * r->eight != 0) << 7;
-	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
-	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
-							IBK_MEM_ERR_KEY);
+	if (ibk__load(&cell->word[IBK__MR_RKEY], relaxed) != r.rkey ||
+	    (deny & IBK__MR_DENY_GONE))
+		return IBK_MEM_ERR_KEY;
+	if (ibk__load(&cell->word[IBK__MR_PD], relaxed) != qp->pd)
+		return IBK_MEM_ERR_PD;
+	if ((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
+	    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
+		return IBK_MEM_ERR_WINDOW_QP;
+	if (deny & IBK__MR_DENY_UNBOUND)
+		return IBK_MEM_ERR_UNBOUND;
+	if (deny & r.cls & IBK_ACCESS_REMOTE)
+		return IBK_MEM_ERR_ACCESS;
+	if (deny & IBK__MR_DENY_STATE)
+		return IBK_MEM_ERR_STATE;
+	if (ibk__mr_probe_outside(&r))
+		return IBK_MEM_ERR_RANGE;
+	if ((r.va & 7u) != 0 && r.eight != 0)
+		return IBK_MEM_ERR_ALIGN;
+	/* granted after all: the fast path read a cell being written, and
+	 * the read section will retry; the rules say what they say */
+	return ibk__mr_check_rules(t, c, qp, bth);
 }
 
-/* Inside a read section of the copy @cells (copy @c of @t): the verdict
+/* Inside a read section of copy @c of @t, seen through @v: the verdict
  * on @bth, through the fast path when it grants the request. */
 IBK__MR_HOT enum ibk_mem_verdict
 ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
-		  const struct ibk_mr_cell *cells, const struct ibk_mem_qp *qp,
-		  uint32_t head_want, uint32_t no_access, const void *bth)
+		  const struct ibk__mr_view *v, const struct ibk_mem_qp *qp,
+		  const void *bth)
 {
 	struct ibk__mr_probe r;
 
-	if (!ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
-				bth))
-		return ibk__mr_probe_verdict(t, c, qp, NULL, bth);
-	if (ibk__mr_probe_bad(&r, qp) == 0)
+	if (ibk__mr_probe_read(&r, v, bth) && ibk__mr_probe_bad(&r, v) == 0)
 		return IBK_MEM_OK;
-	return ibk__mr_probe_verdict(t, c, qp, &r, bth);
+	return ibk__mr_refused(t, c, qp, bth);
 }
 
 /*
@@ -4231,8 +4261,7 @@ IBK__MR_HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
-	uint32_t head_want = ibk__mr_head_want(qp->type);
-	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	struct ibk__mr_view view;
 	enum ibk_mem_verdict v;
 	uint32_t gen;
 	unsigned c;
@@ -4240,8 +4269,8 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		v = ibk__mr_check_one(t, c, t->cells[c], qp, head_want,
-				      no_access, bth);
+		view = ibk__mr_view_of(t, c, qp);
+		v = ibk__mr_check_one(t, c, &view, qp, bth);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
 }
@@ -4258,9 +4287,7 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs,
 					      uint8_t *verdicts, size_t n)
 {
-	uint32_t head_want = ibk__mr_head_want(qp->type);
-	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
-	const struct ibk_mr_cell *cells;
+	struct ibk__mr_view view;
 	enum ibk_mem_verdict v;
 	size_t i, ok;
 	uint32_t gen;
@@ -4269,10 +4296,9 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		cells = t->cells[c];
+		view = ibk__mr_view_of(t, c, qp);
 		for (i = 0, ok = 0; i < n; i++) {
-			v = ibk__mr_check_one(t, c, cells, qp, head_want,
-					      no_access, hdrs[i]);
+			v = ibk__mr_check_one(t, c, &view, qp, hdrs[i]);
 			verdicts[i] = (uint8_t)v;
 			ok += v == IBK_MEM_OK;
 		}
