@@ -3381,15 +3381,13 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
 /*
- * A cell, 64 bytes: eight 32-bit words, then four 64-bit values. What the
+ * A cell, 64 bytes: six 32-bit words, then five 64-bit values. What the
  * responder check reads comes first in each, derived from the attributes
  * whenever the cell is written; then the attributes themselves (struct
  * ibk_mem_attr, split), which lookups, references and writers read.
  * Storage aligned to 64 bytes puts each cell in one cache line.
  */
 enum {
-	IBK__MR_RKEY,		/* the object's key, all 32 bits */
-	IBK__MR_PD,
 	IBK__MR_QPN,		/* type 2 window: the QP it is bound to */
 	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
 	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
@@ -3398,6 +3396,8 @@ enum {
 };
 
 enum {
+	IBK__MR_KEY,		/* PD << 32 | the object's key, all 32 bits:
+				 * both compared at once */
 	IBK__MR_REACH,		/* the bytes a request may reach: [reach, */
 	IBK__MR_SPAN,		/* reach + span), see ibk__mr_reach_of() */
 	IBK__MR_ADDR, IBK__MR_LENGTH, IBK__MR_WIDES
@@ -3487,9 +3487,10 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 				     struct ibk_mem_attr *a)
 {
 	uint32_t meta = ibk__load(&c->word[IBK__MR_META], relaxed);
+	uint64_t key = ibk__mr_load64(c, IBK__MR_KEY);
 
-	a->rkey = ibk__load(&c->word[IBK__MR_RKEY], relaxed);
-	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
+	a->rkey = (uint32_t)key;
+	a->pd = (uint32_t)(key >> 32);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
 	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
 	a->addr = ibk__mr_load64(c, IBK__MR_ADDR);
@@ -3616,8 +3617,7 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 	struct ibk__mr_reach reach = ibk__mr_reach_of(a, deny &
 		IBK__MR_DENY_MR || !ibk__mem_is_window(a) ? NULL : mr);
 
-	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
-	ibk__store(&c->word[IBK__MR_PD], a->pd, relaxed);
+	ibk__mr_store64(c, IBK__MR_KEY, (uint64_t)a->pd << 32 | a->rkey);
 	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
 	ibk__store(&c->word[IBK__MR_QPN_MASK],
 		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
@@ -4077,8 +4077,8 @@ struct ibk__mr_view {
 	uint32_t capacity;
 	uint32_t head_want;	/* ibk__mr_head_want() of the QP's type */
 	uint32_t no_access;	/* the IBK_ACCESS_REMOTE_* bits it lacks */
-	uint32_t pd;
 	uint32_t qpn;
+	uint64_t pd_high;	/* the QP's PD << 32, as IBK__MR_KEY has it */
 };
 
 /* Inside a read section of copy @c: the view of @t and @qp. */
@@ -4092,8 +4092,8 @@ ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
 	v.capacity = t->capacity;
 	v.head_want = ibk__mr_head_want(qp->type);
 	v.no_access = ~qp->access & IBK_ACCESS_REMOTE;
-	v.pd = qp->pd;
 	v.qpn = qp->qpn;
+	v.pd_high = (uint64_t)qp->pd << 32;
 	return v;
 }
 
@@ -4115,7 +4115,7 @@ struct ibk__mr_probe {
  * access flags allow (both from @v): false, reading no further than the
  * BTH, for any other; the
  * rules check those. What else does not fit shows up as a refusal in
- * ibk__mr_probe_bad().
+ * ibk__mr_probe_granted().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk__mr_view *v,
@@ -4162,23 +4162,33 @@ static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
 }
 
 /*
- * Zero iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK):
- * each rule it meets is one OR'd term, zero when the rule passes. Not
- * zero also for what the fast path leaves to the rules: a length of 0 or
- * above 2^31, a window whose region may change.
+ * True iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK).
+ * False also for what the fast path leaves to the rules: a length of 0 or
+ * above 2^31, a window whose region may change. A few tests, each a
+ * branch that a granted request never takes: fewer values live at once
+ * than in one OR of every term, and no flag turned into a value.
  */
-static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
+static inline bool ibk__mr_probe_granted(const struct ibk__mr_probe *r,
 					 const struct ibk__mr_view *v)
 {
 	const struct ibk_mr_cell *c = r->cell;
+	uint64_t from, to;
 
-	return (r->len - 1u) >> 31 |
-	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
-	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
-	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ v->pd) |
-	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
-		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
-	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->eight;
+	if (((r->len - 1u) >> 31 |
+	     (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
+	     (ibk__mr_load64(c, IBK__MR_KEY) ^ (v->pd_high | r->rkey))) != 0)
+		return false;
+	if (((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
+	     ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) != 0)
+		return false;
+	/* ibk__mr_probe_outside(), as two branches */
+	from = r->va - ibk__mr_load64(c, IBK__MR_REACH);
+	to = from + r->len;
+	if (to < from)
+		return false;
+	if (to > ibk__mr_load64(c, IBK__MR_SPAN))
+		return false;
+	return ((uint32_t)r->va & 7u) * r->eight == 0;
 }
 
 /*
@@ -4197,6 +4207,7 @@ ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
 	struct ibk__mr_view v = ibk__mr_view_of(t, c, qp);
 	struct ibk__mr_probe r;
 	const struct ibk_mr_cell *cell;
+	uint64_t key;
 	uint32_t deny;
 
 	if (!ibk__mr_probe_read(&r, &v, bth))
@@ -4205,10 +4216,10 @@ ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	if (((r.len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
-	if (ibk__load(&cell->word[IBK__MR_RKEY], relaxed) != r.rkey ||
-	    (deny & IBK__MR_DENY_GONE))
+	key = ibk__mr_load64(cell, IBK__MR_KEY);
+	if ((uint32_t)key != r.rkey || (deny & IBK__MR_DENY_GONE))
 		return IBK_MEM_ERR_KEY;
-	if (ibk__load(&cell->word[IBK__MR_PD], relaxed) != qp->pd)
+	if ((uint32_t)(key >> 32) != qp->pd)
 		return IBK_MEM_ERR_PD;
 	if ((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
 	    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
@@ -4237,7 +4248,7 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 {
 	struct ibk__mr_probe r;
 
-	if (ibk__mr_probe_read(&r, v, bth) && ibk__mr_probe_bad(&r, v) == 0)
+	if (ibk__mr_probe_read(&r, v, bth) && ibk__mr_probe_granted(&r, v))
 		return IBK_MEM_OK;
 	return ibk__mr_refused(t, c, qp, bth);
 }
