@@ -4113,9 +4113,8 @@ struct ibk__mr_probe {
  * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
  * SWAP, FETCH ADD) of the QP's transport, with TVer 0, that the QP's
  * access flags allow (both from @v): false, reading no further than the
- * BTH, for any other; the
- * rules check those. What else does not fit shows up as a refusal in
- * ibk__mr_probe_granted().
+ * BTH, for any other; the rules check those. What else does not fit
+ * shows up as a refusal in ibk__mr_probe_granted().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk__mr_view *v,
@@ -4192,32 +4191,30 @@ static inline bool ibk__mr_probe_granted(const struct ibk__mr_probe *r,
 }
 
 /*
- * A refused request's verdict: the fast path's reading of @bth again
- * (the granted path keeps its own in registers, not for this call); for
- * what it leaves to the rules (the header, the opcode, the QP's access,
- * the length, a window of a region that may change), by
- * ibk__mr_check_rules(); for the others, the object's checks one by one
- * in rxe's order (ibk__mem_object_verdict()), the first that fails
- * answering: most refusals stop at the key.
+ * A refused request's verdict, from what the fast path read of @bth in
+ * @r (NULL if its header, opcode or the QP's access did not let it read
+ * further); for what it leaves to the rules (those, the length, a window
+ * of a region that may change), by ibk__mr_check_rules(); for the
+ * others, the object's checks one by one in rxe's order
+ * (ibk__mem_object_verdict()), the first that fails answering.
  */
 IBK__MR_COLD enum ibk_mem_verdict
 ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
-		const struct ibk_mem_qp *qp, const void *bth)
+		const struct ibk_mem_qp *qp, const void *bth,
+		const struct ibk__mr_probe *r)
 {
-	struct ibk__mr_view v = ibk__mr_view_of(t, c, qp);
-	struct ibk__mr_probe r;
 	const struct ibk_mr_cell *cell;
 	uint64_t key;
 	uint32_t deny;
 
-	if (!ibk__mr_probe_read(&r, &v, bth))
+	if (!r)
 		return ibk__mr_check_rules(t, c, qp, bth);
-	cell = r.cell;
+	cell = r->cell;
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
-	if (((r.len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
+	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
 	key = ibk__mr_load64(cell, IBK__MR_KEY);
-	if ((uint32_t)key != r.rkey || (deny & IBK__MR_DENY_GONE))
+	if ((uint32_t)key != r->rkey || (deny & IBK__MR_DENY_GONE))
 		return IBK_MEM_ERR_KEY;
 	if ((uint32_t)(key >> 32) != qp->pd)
 		return IBK_MEM_ERR_PD;
@@ -4226,13 +4223,13 @@ ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
 		return IBK_MEM_ERR_WINDOW_QP;
 	if (deny & IBK__MR_DENY_UNBOUND)
 		return IBK_MEM_ERR_UNBOUND;
-	if (deny & r.cls & IBK_ACCESS_REMOTE)
+	if (deny & r->cls & IBK_ACCESS_REMOTE)
 		return IBK_MEM_ERR_ACCESS;
 	if (deny & IBK__MR_DENY_STATE)
 		return IBK_MEM_ERR_STATE;
-	if (ibk__mr_probe_outside(&r))
+	if (ibk__mr_probe_outside(r))
 		return IBK_MEM_ERR_RANGE;
-	if ((r.va & 7u) != 0 && r.eight != 0)
+	if ((r->va & 7u) != 0 && r->eight != 0)
 		return IBK_MEM_ERR_ALIGN;
 	/* granted after all: the fast path read a cell being written, and
 	 * the read section will retry; the rules say what they say */
@@ -4248,9 +4245,11 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 {
 	struct ibk__mr_probe r;
 
-	if (ibk__mr_probe_read(&r, v, bth) && ibk__mr_probe_granted(&r, v))
+	if (!ibk__mr_probe_read(&r, v, bth))
+		return ibk__mr_refused(t, c, qp, bth, NULL);
+	if (ibk__mr_probe_granted(&r, v))
 		return IBK_MEM_OK;
-	return ibk__mr_refused(t, c, qp, bth);
+	return ibk__mr_refused(t, c, qp, bth, &r);
 }
 
 /*
@@ -4261,12 +4260,12 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
  * gets). @bth must be followed by its RETH or AtomicETH when the opcode
  * carries one. @t, @qp and @bth must be valid.
  *
- * A granted request costs one pass of loads and ORs, no branch but the
- * one on the result: the header, the request's fields once, and one
- * cell, which holds everything the check compares (a window's reach
- * already cut to its region's). A refused one picks its verdict from
- * the same loads; what the pass does not cover goes through the rules
- * one by one.
+ * A granted request costs one pass of loads, ORs and a few branches it
+ * never takes: the header, the request's fields once, and one cell,
+ * which holds everything the check compares (the R_Key and PD as one
+ * 64-bit value, a window's reach already cut to its region's). A refused
+ * one takes its verdict, out of line, from what the pass read; what the
+ * pass does not cover goes through the rules one by one.
  */
 IBK__MR_HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
