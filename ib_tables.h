@@ -3485,15 +3485,13 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
 /*
- * A cell, 64 bytes: eight 32-bit words, then four 64-bit values. What the
+ * A cell, 64 bytes: six 32-bit words, then five 64-bit values. What the
  * responder check reads comes first in each, derived from the attributes
  * whenever the cell is written; then the attributes themselves (struct
  * ibk_mem_attr, split), which lookups, references and writers read.
  * Storage aligned to 64 bytes puts each cell in one cache line.
  */
 enum {
-	IBK__MR_RKEY,		/* the object's key, all 32 bits */
-	IBK__MR_PD,
 	IBK__MR_QPN,		/* type 2 window: the QP it is bound to */
 	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
 	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
@@ -3502,6 +3500,8 @@ enum {
 };
 
 enum {
+	IBK__MR_KEY,		/* PD << 32 | the object's key, all 32 bits:
+				 * both compared at once */
 	IBK__MR_REACH,		/* the bytes a request may reach: [reach, */
 	IBK__MR_SPAN,		/* reach + span), see ibk__mr_reach_of() */
 	IBK__MR_ADDR, IBK__MR_LENGTH, IBK__MR_WIDES
@@ -3591,9 +3591,10 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 				     struct ibk_mem_attr *a)
 {
 	uint32_t meta = ibk__load(&c->word[IBK__MR_META], relaxed);
+	uint64_t key = ibk__mr_load64(c, IBK__MR_KEY);
 
-	a->rkey = ibk__load(&c->word[IBK__MR_RKEY], relaxed);
-	a->pd = ibk__load(&c->word[IBK__MR_PD], relaxed);
+	a->rkey = (uint32_t)key;
+	a->pd = (uint32_t)(key >> 32);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
 	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
 	a->addr = ibk__mr_load64(c, IBK__MR_ADDR);
@@ -3720,8 +3721,7 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 	struct ibk__mr_reach reach = ibk__mr_reach_of(a, deny &
 		IBK__MR_DENY_MR || !ibk__mem_is_window(a) ? NULL : mr);
 
-	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
-	ibk__store(&c->word[IBK__MR_PD], a->pd, relaxed);
+	ibk__mr_store64(c, IBK__MR_KEY, (uint64_t)a->pd << 32 | a->rkey);
 	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
 	ibk__store(&c->word[IBK__MR_QPN_MASK],
 		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
@@ -4176,6 +4176,34 @@ static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
 	return (unsigned)type <= (unsigned)IBK_QPT_UD ? want[type] : 0x10000u;
 }
 
+/* What the fast path compares every request of a read section with: the
+ * copy's cells and the QP's fields, in locals a burst's verdict stores
+ * cannot alias (a byte store may alias any field of @t or @qp). */
+struct ibk__mr_view {
+	const struct ibk_mr_cell *cells;
+	uint32_t capacity;
+	uint32_t head_want;	/* ibk__mr_head_want() of the QP's type */
+	uint32_t no_access;	/* the IBK_ACCESS_REMOTE_* bits it lacks */
+	uint32_t qpn;
+	uint64_t pd_high;	/* the QP's PD << 32, as IBK__MR_KEY has it */
+};
+
+/* Inside a read section of copy @c: the view of @t and @qp. */
+static inline struct ibk__mr_view
+ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
+		const struct ibk_mem_qp *qp)
+{
+	struct ibk__mr_view v;
+
+	v.cells = t->cells[c];
+	v.capacity = t->capacity;
+	v.head_want = ibk__mr_head_want(qp->type);
+	v.no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	v.qpn = qp->qpn;
+	v.pd_high = (uint64_t)qp->pd << 32;
+	return v;
+}
+
 /* One request as the fast path reads it, with the cell its R_Key's index
  * names: the cell of index 0 when the index is beyond the table, whose
  * key (index 0, or no object) the request's then never is. */
@@ -4190,16 +4218,14 @@ struct ibk__mr_probe {
 
 /*
  * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
- * SWAP, FETCH ADD) of the QP's transport, with TVer 0 (@head_want), that
- * the QP's access flags allow (@no_access: the IBK_ACCESS_REMOTE_* bits
- * they lack): false, reading no further than the BTH, for any other; the
- * rules check those. What else does not fit shows up as a refusal in
- * ibk__mr_probe_bad().
+ * SWAP, FETCH ADD) of the QP's transport, with TVer 0, that the QP's
+ * access flags allow (both from @v): false, reading no further than the
+ * BTH, for any other; the rules check those. What else does not fit
+ * shows up as a refusal in ibk__mr_probe_granted().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
-				      const struct ibk_mr_cell *cells,
-				      uint32_t capacity, uint32_t head_want,
-				      uint32_t no_access, const void *bth)
+				      const struct ibk__mr_view *v,
+				      const void *bth)
 {
 	const uint8_t *p = (const uint8_t *)bth;
 	const uint8_t *ext = p + IBK_BTH_LEN;
@@ -4207,8 +4233,8 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	uint32_t index, raw, eight;
 
 	r->cls = ibk__mem_op6_class(head & 0x3fu);
-	if ((((head ^ head_want) & IBK__MR_HEAD_MASK) |
-	     (r->cls & (IBK__MEM_OTHER | no_access))) != 0)
+	if ((((head ^ v->head_want) & IBK__MR_HEAD_MASK) |
+	     (r->cls & (IBK__MEM_OTHER | v->no_access))) != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
 	 * access: 8 for those, 0 for the others */
@@ -4222,7 +4248,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	r->eight = eight;
 	index = ibk_rkey_index(r->rkey);
 	/* masked, not selected: compilers keep a branch-free form */
-	r->cell = &cells[index & (0u - (uint32_t)(index < capacity))];
+	r->cell = &v->cells[index & (0u - (uint32_t)(index < v->capacity))];
 	return true;
 }
 
@@ -4242,41 +4268,51 @@ static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
 }
 
 /*
- * Zero iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK):
- * each rule it meets is one OR'd term, zero when the rule passes. Not
- * zero also for what the fast path leaves to the rules: a length of 0 or
- * above 2^31, a window whose region may change.
+ * True iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK).
+ * False also for what the fast path leaves to the rules: a length of 0 or
+ * above 2^31, a window whose region may change. A few tests, each a
+ * branch that a granted request never takes: fewer values live at once
+ * than in one OR of every term, and no flag turned into a value.
  */
-static inline uint32_t ibk__mr_probe_bad(const struct ibk__mr_probe *r,
-					 const struct ibk_mem_qp *qp)
+static inline bool ibk__mr_probe_granted(const struct ibk__mr_probe *r,
+					 const struct ibk__mr_view *v)
 {
 	const struct ibk_mr_cell *c = r->cell;
+	uint64_t from, to;
 
-	return (r->len - 1u) >> 31 |
-	       (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
-	       (ibk__load(&c->word[IBK__MR_RKEY], relaxed) ^ r->rkey) |
-	       (ibk__load(&c->word[IBK__MR_PD], relaxed) ^ qp->pd) |
-	       ((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
-		ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) |
-	       ibk__mr_probe_outside(r) | ((uint32_t)r->va & 7u) * r->eight;
+	if (((r->len - 1u) >> 31 |
+	     (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
+	     (ibk__mr_load64(c, IBK__MR_KEY) ^ (v->pd_high | r->rkey))) != 0)
+		return false;
+	if (((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
+	     ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) != 0)
+		return false;
+	/* ibk__mr_probe_outside(), as two branches */
+	from = r->va - ibk__mr_load64(c, IBK__MR_REACH);
+	to = from + r->len;
+	if (to < from)
+		return false;
+	if (to > ibk__mr_load64(c, IBK__MR_SPAN))
+		return false;
+	return ((uint32_t)r->va & 7u) * r->eight == 0;
 }
 
 /*
- * A refused request's verdict, from what the fast path read of it in @r
- * (NULL if it took none of it): for what it leaves to the rules (the
- * header, the opcode, the QP's access, the length, a window of a region
- * that may change), by ibk__mr_check_rules(); for the others,
- * each of the object's checks computed into one bit, in rxe's order
- * (ibk__mem_object_verdict()), the first failing one picked without a
- * branch.
+ * A refused request's verdict, from what the fast path read of @bth in
+ * @r (NULL if its header, opcode or the QP's access did not let it read
+ * further); for what it leaves to the rules (those, the length, a window
+ * of a region that may change), by ibk__mr_check_rules(); for the
+ * others, the object's checks one by one in rxe's order
+ * (ibk__mem_object_verdict()), the first that fails answering.
  */
 IBK__MR_COLD enum ibk_mem_verdict
-ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
-		      const struct ibk_mem_qp *qp,
-		      const struct ibk__mr_probe *r, const void *bth)
+ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
+		const struct ibk_mem_qp *qp, const void *bth,
+		const struct ibk__mr_probe *r)
 {
 	const struct ibk_mr_cell *cell;
-	uint32_t deny, failed;
+	uint64_t key;
+	uint32_t deny;
 
 	if (!r)
 		return ibk__mr_check_rules(t, c, qp, bth);
@@ -4284,39 +4320,43 @@ ibk__mr_probe_verdict(const struct ibk_mr_table *t, unsigned c,
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
 		return ibk__mr_check_rules(t, c, qp, bth);
-	failed = (uint32_t)((ibk__load(&cell->word[IBK__MR_RKEY], relaxed) !=
-			     r->rkey) | ((deny & IBK__MR_DENY_GONE) != 0)) |
-		 (uint32_t)(ibk__load(&cell->word[IBK__MR_PD], relaxed) !=
-			    qp->pd) << 1 |
-		 (uint32_t)(((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^
-			      qp->qpn) &
-			     ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
-			    != 0) << 2 |
-		 (uint32_t)((deny & IBK__MR_DENY_UNBOUND) != 0) << 3 |
-		 (uint32_t)((deny & r->cls & IBK_ACCESS_REMOTE) != 0) << 4 |
-		 (uint32_t)((deny & IBK__MR_DENY_STATE) != 0) << 5 |
-		 ibk__mr_probe_outside(r) << 6 |
-		 (uint32_t)(((uint32_t)r->va & 7u) * r->eight != 0) << 7;
-	/* IBK_MEM_ERR_KEY .. IBK_MEM_ERR_ALIGN are consecutive, in order */
-	return (enum ibk_mem_verdict)ibk__first_failure(failed, IBK_MEM_OK,
-							IBK_MEM_ERR_KEY);
+	key = ibk__mr_load64(cell, IBK__MR_KEY);
+	if ((uint32_t)key != r->rkey || (deny & IBK__MR_DENY_GONE))
+		return IBK_MEM_ERR_KEY;
+	if ((uint32_t)(key >> 32) != qp->pd)
+		return IBK_MEM_ERR_PD;
+	if ((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
+	    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
+		return IBK_MEM_ERR_WINDOW_QP;
+	if (deny & IBK__MR_DENY_UNBOUND)
+		return IBK_MEM_ERR_UNBOUND;
+	if (deny & r->cls & IBK_ACCESS_REMOTE)
+		return IBK_MEM_ERR_ACCESS;
+	if (deny & IBK__MR_DENY_STATE)
+		return IBK_MEM_ERR_STATE;
+	if (ibk__mr_probe_outside(r))
+		return IBK_MEM_ERR_RANGE;
+	if ((r->va & 7u) != 0 && r->eight != 0)
+		return IBK_MEM_ERR_ALIGN;
+	/* granted after all: the fast path read a cell being written, and
+	 * the read section will retry; the rules say what they say */
+	return ibk__mr_check_rules(t, c, qp, bth);
 }
 
-/* Inside a read section of the copy @cells (copy @c of @t): the verdict
+/* Inside a read section of copy @c of @t, seen through @v: the verdict
  * on @bth, through the fast path when it grants the request. */
 IBK__MR_HOT enum ibk_mem_verdict
 ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
-		  const struct ibk_mr_cell *cells, const struct ibk_mem_qp *qp,
-		  uint32_t head_want, uint32_t no_access, const void *bth)
+		  const struct ibk__mr_view *v, const struct ibk_mem_qp *qp,
+		  const void *bth)
 {
 	struct ibk__mr_probe r;
 
-	if (!ibk__mr_probe_read(&r, cells, t->capacity, head_want, no_access,
-				bth))
-		return ibk__mr_probe_verdict(t, c, qp, NULL, bth);
-	if (ibk__mr_probe_bad(&r, qp) == 0)
+	if (!ibk__mr_probe_read(&r, v, bth))
+		return ibk__mr_refused(t, c, qp, bth, NULL);
+	if (ibk__mr_probe_granted(&r, v))
 		return IBK_MEM_OK;
-	return ibk__mr_probe_verdict(t, c, qp, &r, bth);
+	return ibk__mr_refused(t, c, qp, bth, &r);
 }
 
 /*
@@ -4327,19 +4367,18 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
  * gets). @bth must be followed by its RETH or AtomicETH when the opcode
  * carries one. @t, @qp and @bth must be valid.
  *
- * A granted request costs one pass of loads and ORs, no branch but the
- * one on the result: the header, the request's fields once, and one
- * cell, which holds everything the check compares (a window's reach
- * already cut to its region's). A refused one picks its verdict from
- * the same loads; what the pass does not cover goes through the rules
- * one by one.
+ * A granted request costs one pass of loads, ORs and a few branches it
+ * never takes: the header, the request's fields once, and one cell,
+ * which holds everything the check compares (the R_Key and PD as one
+ * 64-bit value, a window's reach already cut to its region's). A refused
+ * one takes its verdict, out of line, from what the pass read; what the
+ * pass does not cover goes through the rules one by one.
  */
 IBK__MR_HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
-	uint32_t head_want = ibk__mr_head_want(qp->type);
-	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	struct ibk__mr_view view;
 	enum ibk_mem_verdict v;
 	uint32_t gen;
 	unsigned c;
@@ -4347,8 +4386,8 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		v = ibk__mr_check_one(t, c, t->cells[c], qp, head_want,
-				      no_access, bth);
+		view = ibk__mr_view_of(t, c, qp);
+		v = ibk__mr_check_one(t, c, &view, qp, bth);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
 }
@@ -4365,9 +4404,7 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs,
 					      uint8_t *verdicts, size_t n)
 {
-	uint32_t head_want = ibk__mr_head_want(qp->type);
-	uint32_t no_access = ~qp->access & IBK_ACCESS_REMOTE;
-	const struct ibk_mr_cell *cells;
+	struct ibk__mr_view view;
 	enum ibk_mem_verdict v;
 	size_t i, ok;
 	uint32_t gen;
@@ -4376,10 +4413,9 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	do {
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
-		cells = t->cells[c];
+		view = ibk__mr_view_of(t, c, qp);
 		for (i = 0, ok = 0; i < n; i++) {
-			v = ibk__mr_check_one(t, c, cells, qp, head_want,
-					      no_access, hdrs[i]);
+			v = ibk__mr_check_one(t, c, &view, qp, hdrs[i]);
 			verdicts[i] = (uint8_t)v;
 			ok += v == IBK_MEM_OK;
 		}
