@@ -1885,6 +1885,16 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * the walk that puts an index between others holding the same pair.
  * ------------------------------------------------------------------------ */
 
+/* A find's miss path out of line and its hit path inlined, where the
+ * compiler allows it: see ibk__gid_lookup(). */
+#if defined(__GNUC__) || defined(__clang__)
+#define IBK__GID_COLD	static __attribute__((noinline, cold, unused))
+#define IBK__GID_HOT	static inline __attribute__((always_inline))
+#else
+#define IBK__GID_COLD	static inline
+#define IBK__GID_HOT	static inline
+#endif
+
 /* GID types as enum ibv_gid_type (rdma-core). */
 enum ibk_gid_type {
 	IBK_GID_TYPE_ANY = -1,		/* find argument only: any type */
@@ -2049,8 +2059,11 @@ static inline uint64_t ibk__gid_swap64(uint64_t v)
 
 static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 {
-	uint64_t key = ibk__gid_swap64(((uint64_t)w[3] << 32 | w[2]) ^
-				       ((uint64_t)w[0] << 32 | w[1]));
+	/* each half as the little-endian number of its eight bytes, which
+	 * a find loads whole: the prefix's rotation is then one rotate */
+	uint64_t prefix = (uint64_t)w[1] << 32 | w[0];
+	uint64_t iid = (uint64_t)w[3] << 32 | w[2];
+	uint64_t key = ibk__gid_swap64(iid ^ (prefix << 32 | prefix >> 32));
 
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
 }
@@ -2098,44 +2111,48 @@ static inline bool ibk__gid_cell_holds_gid(const struct ibk_gid_cell *c,
 }
 
 /*
- * Walks copy @c's run of @gid, whose words are @w, for its first slot with
- * type @type (any type for IBK_GID_TYPE_ANY): the lowest index holding
- * that pair, or, for any type, the GID. Returns the slot position and sets
- * *word, or returns -1 with *word = 0. Safe inside a read section: bounded
- * by the slot count, every position below it (the home by construction,
- * the next ones masked), and a slot only ever names an index below the
- * capacity.
+ * Walks copy @c's run of @gid, which starts at slot @home and whose slots
+ * carry @tag, for its first slot with type @type (any type for
+ * IBK_GID_TYPE_ANY): the lowest index holding that pair, or, for any type,
+ * the GID. Returns that index, its entry's type into *@found_type unless
+ * that is NULL, or IBK_ENOENT. Safe inside a read section: bounded by the
+ * slot count, every position below it (the home by construction, the next
+ * ones masked), and a slot only ever names an index below the capacity.
  */
 static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
-				 const struct ibk_gid *gid, const uint32_t w[4],
-				 enum ibk_gid_type type, uint32_t *word)
+				 const struct ibk_gid *gid, uint32_t home,
+				 uint32_t tag, enum ibk_gid_type type,
+				 uint32_t *found_type)
 {
 	const struct ibk_hash_slot *slots = t->hdr.slots[c];
 	const struct ibk_gid_cell *cells = t->cells[c];
-	uint32_t hash = ibk__gid_hash(w);
-	uint32_t tag = ibk__gid_tag(hash);
 	uint32_t mask = t->hdr.hash_mask;
-	uint32_t pos = ibk__gid_home(t, hash);
-	uint32_t n, s;
+	uint32_t n, s, cell_type;
 
-	*word = 0;
-	for (n = 0; n <= mask; n++, pos = (pos + 1) & mask) {
+	/* the position from @home and @n each time: one register fewer
+	 * than a position kept beside the count */
+	for (n = 0; n <= mask; n++) {
 		const struct ibk_gid_cell *cell;
 
-		s = ibk__load(&slots[pos].word, relaxed);
-		if (s == 0)
-			break;
-		if (IBK__SLOT_KEY(s) != tag)
+		s = ibk__load(&slots[(home + n) & mask].word, relaxed);
+		if (IBK__SLOT_KEY(s) != tag) {
+			if (s == 0)	/* tested second: a tag is never 0 */
+				break;
 			continue;
+		}
 		cell = &cells[IBK__SLOT_INDEX(s)];
-		if (ibk__gid_cell_holds_gid(cell, gid) &&
-		    (type == IBK_GID_TYPE_ANY ||
-		     ibk__load(&cell->type, relaxed) == (uint32_t)type)) {
-			*word = s;
-			return (int)pos;
+		if (!ibk__gid_cell_holds_gid(cell, gid))
+			continue;
+		if (type == IBK_GID_TYPE_ANY && !found_type)
+			return (int)IBK__SLOT_INDEX(s);
+		cell_type = ibk__load(&cell->type, relaxed);
+		if (type == IBK_GID_TYPE_ANY || cell_type == (uint32_t)type) {
+			if (found_type)
+				*found_type = cell_type;
+			return (int)IBK__SLOT_INDEX(s);
 		}
 	}
-	return -1;
+	return IBK_ENOENT;
 }
 
 /* A GID has at most one slot per type. */
@@ -2726,6 +2743,72 @@ static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
 	return rc;
 }
 
+/* True if ibk_gid_table_find() may look up @gid with @type in @t: no NULL
+ * pointer, and a valid type or IBK_GID_TYPE_ANY (the all-zero GID is
+ * refused after the probe misses, see ibk__gid_miss_why()). */
+static inline bool ibk__gid_find_args_valid(const struct ibk_gid_table *t,
+					    const struct ibk_gid *gid,
+					    enum ibk_gid_type type)
+{
+	return t && gid &&
+	       (type == IBK_GID_TYPE_ANY || ibk__gid_type_valid(type));
+}
+
+/*
+ * Why a lookup of @gid found nothing, @why the error its read section
+ * gave: IBK_EINVAL for the all-zero GID first, as if it had been refused
+ * before the read (no slot ever names an empty entry, so the probe cannot
+ * have found it), then @why. Out of line, off the path of a hit.
+ */
+IBK__GID_COLD int ibk__gid_miss_why(const struct ibk_gid *gid, int why)
+{
+	uint32_t w[4];
+
+	ibk__gid_to_words(gid, w);	/* four loads, where a byte loop
+					 * takes sixteen */
+	if (ibk__gid_words_zero(w))
+		return IBK_EINVAL;
+	return why;
+}
+
+/*
+ * One read section probing for @gid with @type (see ibk__gid_probe()):
+ * the index found, its entry's type into *@found_type unless that is
+ * NULL, and the generation into *@gen unless that is NULL; else why not,
+ * as ibk_gid_table_ref_find(). The GID is hashed before the section and
+ * the outputs are written after it. Always inlined, so that a caller's
+ * NULL outputs drop their loads and a found index stays in a register.
+ */
+IBK__GID_HOT int ibk__gid_lookup(const struct ibk_gid_table *t,
+				 const struct ibk_gid *gid,
+				 enum ibk_gid_type type, uint32_t *found_type,
+				 uint32_t *gen)
+{
+	uint32_t w[4], hash, home, tag, start, unreadable;
+	unsigned c;
+	int found;
+
+	ibk__gid_to_words(gid, w);
+	hash = ibk__gid_hash(w);
+	home = ibk__gid_home(t, hash);
+	tag = ibk__gid_tag(hash);
+	do {
+		start = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(start);
+		unreadable = ibk__table_unreadable(&t->hdr, c);
+		if (unreadable)
+			found = ibk__unreadable_why(unreadable);
+		else
+			found = ibk__gid_probe(t, c, gid, home, tag, type,
+					       found_type);
+	} while (ibk_latch_read_retry(&t->hdr.latch, start));
+	if (found < 0)
+		return ibk__gid_miss_why(gid, found);
+	if (gen)
+		*gen = start;
+	return found;
+}
+
 /*
  * Takes a reference to the entry ibk_gid_table_find() answers. IBK_OK;
  * IBK_EINVAL for a NULL pointer, the all-zero GID (an empty slot is never
@@ -2738,35 +2821,20 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 					 enum ibk_gid_type type,
 					 struct ibk_gid_ref *ref)
 {
-	uint32_t w[4], gen, unreadable, word = 0;
-	enum ibk_gid_type found_type = IBK_GID_TYPE_IB;
-	unsigned c;
+	uint32_t gen = IBK_GENERATION_NEVER, found_type = IBK_GID_TYPE_IB;
+	int index;
 
 	if (!ref)
 		return IBK_EINVAL;
 	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
-	if (!t || !gid ||
-	    (type != IBK_GID_TYPE_ANY && !ibk__gid_type_valid(type)))
+	if (!ibk__gid_find_args_valid(t, gid, type))
 		return IBK_EINVAL;
-	ibk__gid_to_words(gid, w);
-	if (ibk__gid_words_zero(w))
-		return IBK_EINVAL;
-	do {
-		gen = ibk_latch_read_begin(&t->hdr.latch);
-		c = ibk_latch_copy(gen);
-		unreadable = ibk__table_unreadable(&t->hdr, c);
-		if (!unreadable && ibk__gid_probe(t, c, gid, w, type, &word) >= 0)
-			found_type = (enum ibk_gid_type)ibk__load(
-				&t->cells[c][IBK__SLOT_INDEX(word)].type,
-				relaxed);
-	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (unreadable)
-		return ibk__unreadable_why(unreadable);
-	if (!word)
-		return IBK_ENOENT;
+	index = ibk__gid_lookup(t, gid, type, &found_type, &gen);
+	if (index < 0)
+		return index;
 	ref->generation = gen;
-	ref->index = (uint16_t)IBK__SLOT_INDEX(word);
-	ref->type = found_type;
+	ref->index = (uint16_t)index;
+	ref->type = (enum ibk_gid_type)found_type;
 	ibk__gid_copy(&ref->gid, gid);
 	return IBK_OK;
 }
@@ -2774,21 +2842,24 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 /*
  * Find by GID: the lowest index holding @gid with type @type, or with any
  * type for IBK_GID_TYPE_ANY; *@found_type (may be NULL) gets the entry's
- * type. Errors as ibk_gid_table_ref_find(). O(1) in the table size.
+ * type. Errors as ibk_gid_table_ref_find(). O(1) in the table size; no
+ * reference is built.
  */
 static inline int ibk_gid_table_find(const struct ibk_gid_table *t,
 				     const struct ibk_gid *gid,
 				     enum ibk_gid_type type,
 				     enum ibk_gid_type *found_type)
 {
-	struct ibk_gid_ref ref;
-	int rc = ibk_gid_table_ref_find(t, gid, type, &ref);
+	uint32_t entry_type = IBK_GID_TYPE_IB;
+	int index;
 
-	if (rc != IBK_OK)
-		return rc;
-	if (found_type)
-		*found_type = ref.type;
-	return ref.index;
+	if (!ibk__gid_find_args_valid(t, gid, type))
+		return IBK_EINVAL;
+	index = ibk__gid_lookup(t, gid, type,
+				found_type ? &entry_type : NULL, NULL);
+	if (index >= 0 && found_type)
+		*found_type = (enum ibk_gid_type)entry_type;
+	return index;
 }
 
 /* As ibk_pkey_table_snapshot(): every entry of one generation, empty ones

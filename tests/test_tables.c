@@ -2669,7 +2669,16 @@ static void test_never_fresh(void)
 	g.generation = count_of(&gt->hdr);
 	check(&c, ibk_gid_table_ref_get(gt, 0, &g) == IBK_ESTALE &&
 	      !ibk_gid_table_ref_fresh(gt, &g), "gid ref_get ESTALE");
+	/* an argument error comes before the table's state, whatever it is */
+	FAILS_G(ibk_gid_table_ref_find(gt, &zgid, IBK_GID_TYPE_ANY, &g),
+		IBK_EINVAL, "gid ref_find zero GID, awaiting a refill");
+	check(&c, ibk_gid_table_find(gt, &zgid, IBK_GID_TYPE_IB, NULL) ==
+	      IBK_EINVAL, "gid find zero GID, awaiting a refill");
 	ibk_port_set_state(&port, IBK_PORT_DOWN);
+	FAILS_G(ibk_gid_table_ref_find(gt, &zgid, IBK_GID_TYPE_ANY, &g),
+		IBK_EINVAL, "gid ref_find zero GID, port DOWN");
+	check(&c, ibk_gid_table_find(gt, &zgid, IBK_GID_TYPE_ANY, NULL) ==
+	      IBK_EINVAL, "gid find zero GID, port DOWN");
 	r.generation = count_of(&t->hdr);
 	check(&c, ibk_pkey_table_ref_get(t, 0, &r) == IBK_ENOTREADY &&
 	      !ibk_pkey_table_ref_fresh(t, &r), "ref_get ENOTREADY");

@@ -614,7 +614,8 @@ static int cmd_cache(const char *devname, const char *netdev)
 	struct ibk_gid v4 = gid_of_ipv4_text("192.0.2.1");
 	struct ibk_gid v6 = gid_of_ipv6_text("2001:db8::1");
 	struct ibk_gid_entry e, before_del[64];
-	struct ibk_gid_ref ref4;
+	struct ibk_gid_ref ref4 = { 0 };	/* its index is reported even if
+						 * ref_find fails */
 	struct cache_stats st;
 	char args[160], t[IBK_GID_STRLEN], t2[IBK_GID_STRLEN];
 	uint8_t mac[6];
