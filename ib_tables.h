@@ -408,6 +408,22 @@ static inline void ibk__fence_release(void)
 #pragma GCC diagnostic pop
 #endif
 
+/*
+ * A lookup's rare path out of line and its common path inlined, where the
+ * compiler allows it (the GID find's miss, the R_Key check's refusals): a
+ * caller's loop keeps its registers for the common path, and a single
+ * call costs no call. Spelt with underscores: the Linux kernel defines
+ * noinline and __cold as macros.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define IBK__COLD \
+	static __attribute__((__noinline__, __cold__, __unused__))
+#define IBK__HOT	static inline __attribute__((__always_inline__))
+#else
+#define IBK__COLD	static inline
+#define IBK__HOT	static inline
+#endif
+
 /* ------------------------------------------------------------------------
  * Latch
  *
@@ -1885,16 +1901,6 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * the walk that puts an index between others holding the same pair.
  * ------------------------------------------------------------------------ */
 
-/* A find's miss path out of line and its hit path inlined, where the
- * compiler allows it: see ibk__gid_lookup(). */
-#if defined(__GNUC__) || defined(__clang__)
-#define IBK__GID_COLD	static __attribute__((noinline, cold, unused))
-#define IBK__GID_HOT	static inline __attribute__((always_inline))
-#else
-#define IBK__GID_COLD	static inline
-#define IBK__GID_HOT	static inline
-#endif
-
 /* GID types as enum ibv_gid_type (rdma-core). */
 enum ibk_gid_type {
 	IBK_GID_TYPE_ANY = -1,		/* find argument only: any type */
@@ -2760,7 +2766,7 @@ static inline bool ibk__gid_find_args_valid(const struct ibk_gid_table *t,
  * before the read (no slot ever names an empty entry, so the probe cannot
  * have found it), then @why. Out of line, off the path of a hit.
  */
-IBK__GID_COLD int ibk__gid_miss_why(const struct ibk_gid *gid, int why)
+IBK__COLD int ibk__gid_miss_why(const struct ibk_gid *gid, int why)
 {
 	uint32_t w[4];
 
@@ -2779,7 +2785,7 @@ IBK__GID_COLD int ibk__gid_miss_why(const struct ibk_gid *gid, int why)
  * the outputs are written after it. Always inlined, so that a caller's
  * NULL outputs drop their loads and a found index stays in a register.
  */
-IBK__GID_HOT int ibk__gid_lookup(const struct ibk_gid_table *t,
+IBK__HOT int ibk__gid_lookup(const struct ibk_gid_table *t,
 				 const struct ibk_gid *gid,
 				 enum ibk_gid_type type, uint32_t *found_type,
 				 uint32_t *gen)
@@ -4193,20 +4199,6 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 	return ibk_mem_check(qp, req, &a, &mr);
 }
 
-/* The refusals' path out of line and the granted path inlined, where
- * the compiler allows it: a caller's loop keeps its registers for the
- * granted path, and a single check costs no call. The attributes are
- * spelt with underscores: the Linux kernel defines noinline and
- * __cold as macros. */
-#if defined(__GNUC__) || defined(__clang__)
-#define IBK__MR_COLD \
-	static __attribute__((__noinline__, __cold__, __unused__))
-#define IBK__MR_HOT	static inline __attribute__((__always_inline__))
-#else
-#define IBK__MR_COLD	static inline
-#define IBK__MR_HOT	static inline
-#endif
-
 /*
  * Inside a read section of copy @c: the whole responder check of @bth,
  * done by the rules as ib_keys.h states them, one after the other: the
@@ -4376,7 +4368,7 @@ static inline bool ibk__mr_probe_granted(const struct ibk__mr_probe *r,
  * others, the object's checks one by one in rxe's order
  * (ibk__mem_object_verdict()), the first that fails answering.
  */
-IBK__MR_COLD enum ibk_mem_verdict
+IBK__COLD enum ibk_mem_verdict
 ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
 		const struct ibk_mem_qp *qp, const void *bth,
 		const struct ibk__mr_probe *r)
@@ -4416,7 +4408,7 @@ ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
 
 /* Inside a read section of copy @c of @t, seen through @v: the verdict
  * on @bth, through the fast path when it grants the request. */
-IBK__MR_HOT enum ibk_mem_verdict
+IBK__HOT enum ibk_mem_verdict
 ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 		  const struct ibk__mr_view *v, const struct ibk_mem_qp *qp,
 		  const void *bth)
@@ -4445,7 +4437,7 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
  * one takes its verdict, out of line, from what the pass read; what the
  * pass does not cover goes through the rules one by one.
  */
-IBK__MR_HOT enum ibk_mem_verdict
+IBK__HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
