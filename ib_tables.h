@@ -3433,7 +3433,7 @@ static inline __m256i ibk__avx2_entries(const struct ibk_pkey_cell *cells,
  * arithmetic as ibk__port_verdict_keyed(), with masks for flags: a
  * passed compare is all ones, so accept = 1 + 2 x (all ones) - (all ones).
  */
-static inline __attribute__((always_inline)) __m256i
+IBK__HOT __m256i
 ibk__avx2_port_keyed8(const struct ibk_pkey_cell *cells, __m256i capacity,
 		      const struct ibk_qp_keys *const *qps,
 		      const void *const *hdrs, __m256i *heads)
