@@ -1812,6 +1812,26 @@ static void test_rx_burst(void)
 	       "QP0 burst while INIT: all accepted");
 }
 
+/* ibk_port_rx_mixed() on a burst of @n from zeroed counters, the 64
+ * verdicts poisoned first: the number accepted, with the P_Key and Q_Key
+ * violations it counted in *@pk and *@qk; the counters are zeroed again
+ * for the per-packet checks that follow. */
+static size_t rx_mixed_counted(const struct ibk_qp_keys *const *qps,
+			       const void *const *ptrs, uint8_t verdicts[64],
+			       uint16_t *index, size_t n, uint16_t *pk,
+			       uint16_t *qk)
+{
+	size_t got;
+
+	reset_counters();
+	memset(verdicts, 0xee, 64);
+	got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts, index, n);
+	*pk = ibk_counter16_read(&port.pkey_violations);
+	*qk = ibk_counter16_read(&port.qkey_violations);
+	reset_counters();
+	return got;
+}
+
 /* A burst of @n packets accepted @got and left the port's P_Key and Q_Key
  * violation counters at @pk_burst and @qk_burst; the same packets checked
  * one by one since the counters were reset: @want_acc accepted, and the
@@ -1900,13 +1920,9 @@ static void test_rx_mixed(void)
 				hdrs[i][1] = (uint8_t)(1 + test_rng_below(15));
 			qps[i] = q;
 		}
-		reset_counters();
-		memset(verdicts, 0xee, sizeof(verdicts));
-		got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts,
-					round & 1 ? index : NULL, n);
-		pk_burst = ibk_counter16_read(&port.pkey_violations);
-		qk_burst = ibk_counter16_read(&port.qkey_violations);
-		reset_counters();
+		got = rx_mixed_counted(qps, ptrs, verdicts,
+				       round & 1 ? index : NULL, n, &pk_burst,
+				       &qk_burst);
 		for (i = 0; i < n; i++) {
 			enum ibk_rx_verdict one = ibk_port_rx(&port, qps[i],
 				hdrs[i], hdrs[i] + IBK_BTH_LEN);
@@ -2031,12 +2047,8 @@ static void test_rx_mixed_keyed(void)
 			qps[i] = q;
 		}
 		whole += clean;
-		reset_counters();
-		memset(verdicts, 0xee, sizeof(verdicts));
-		got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts, NULL, n);
-		pk_burst = ibk_counter16_read(&port.pkey_violations);
-		qk_burst = ibk_counter16_read(&port.qkey_violations);
-		reset_counters();
+		got = rx_mixed_counted(qps, ptrs, verdicts, NULL, n, &pk_burst,
+				       &qk_burst);
 		for (i = 0; i < n; i++) {
 			enum ibk_rx_verdict one = ibk_port_rx(&port, qps[i],
 				hdrs[i], hdrs[i] + IBK_BTH_LEN);
