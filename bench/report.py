@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The README's figures, written from one full run, not copied by hand.
+"""The README's figures, written from one run, not copied by hand.
 
+  report.py RESULTS_DIR
+      prints the README's performance section as RESULTS_DIR's run gives
+      it: the machine and command of the run (RESULTS_DIR/run.txt), a
+      table of every ns/op row of RESULTS_DIR/latest.json with its
+      instructions per operation and their ratio beside the ns', the
+      read-latency table of the library and each peer, and the run's
+      MET/MISSED line per DESIGN.md target (bench/run: RESULTS/report.md)
   report.py RESULTS_DIR README
       replaces what lies between the lines "<!-- bench:begin -->" and
-      "<!-- bench:end -->" of README with: the machine and command of the
-      run (RESULTS_DIR/run.txt), a table of every ns/op row of
-      RESULTS_DIR/latest.json with its instructions per operation and
-      their ratio beside the ns', the read-latency table of the library
-      and each peer, and the run's MET/MISSED line per DESIGN.md target.
-      Leaves README alone if it has no such lines.
+      "<!-- bench:end -->" of README with that section (bench/run
+      --publish only). Leaves README alone if it has no such lines.
 """
 import json
 import sys
@@ -91,35 +94,47 @@ def machine(run_txt):
     return lines
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.exit(__doc__)
-    results, readme = argv[1], argv[2]
+def section(results):
+    """The performance section of RESULTS_DIR's run, as markdown lines."""
     with open(f"{results}/latest.json") as f:
         rows = json.load(f)
     with open(f"{results}/run.txt") as f:
         run_txt = f.read()
+    targets = [line for line in run_txt.splitlines()
+               if line.startswith("target ")]
+    return ["", "```"] + machine(run_txt) + ["```", "",
+            "Every in-process row (ns per operation, median; instructions "
+            "per operation from callgrind, the same work counted alone):",
+            ""] + timed_table(rows) + ["",
+            "One get of a 65536-entry table while a writer refills all of "
+            "it back to back (`read_latency`, in us):", ""] + \
+        latency_table(rows) + ["", "Targets (DESIGN.md), as the run "
+                               "printed them:", "", "```"] + \
+        sorted(set(targets), key=targets.index) + ["```", ""]
+
+
+def rewrite(readme, block):
+    """Writes BLOCK between README's BEGIN and END lines, if it has them."""
     with open(readme) as f:
         text = f.read()
     if BEGIN not in text or END not in text:
         print(f"report: {readme} has no {BEGIN} ... {END}: left alone")
         return
-    targets = [line for line in run_txt.splitlines()
-               if line.startswith("target ")]
-    block = ["", "```"] + machine(run_txt) + ["```", "",
-             "Every in-process row (ns per operation, median; instructions "
-             "per operation from callgrind, the same work counted alone):",
-             ""] + timed_table(rows) + ["",
-             "One get of a 65536-entry table while a writer refills all of "
-             "it back to back (`read_latency`, in us):", ""] + \
-        latency_table(rows) + ["", "Targets (DESIGN.md), as the run "
-                               "printed them:", "", "```"] + \
-        sorted(set(targets), key=targets.index) + ["```", ""]
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     with open(readme, "w") as f:
         f.write(head + BEGIN + "\n".join(block) + END + tail)
-    print(f"report: {readme}'s figures rewritten from {results}")
+    print(f"report: {readme}'s figures rewritten")
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        sys.exit(__doc__)
+    block = section(argv[1])
+    if len(argv) == 2:
+        sys.stdout.write(BEGIN + "\n".join(block) + END + "\n")
+    else:
+        rewrite(argv[2], block)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-from instructions import callgrind_count
+sys.dont_write_bytecode = True     # no __pycache__ in the source tree
+from instructions import callgrind_count  # noqa: E402 (after the flag)
 
 
 def load(path):
