@@ -9,15 +9,22 @@
       instructions per operation and their ratio beside the ns', the
       read-latency table of the library and each peer, and the run's
       MET/MISSED line per DESIGN.md target (bench/run: RESULTS/report.md)
-  report.py RESULTS_DIR README
-      replaces what lies between the lines "<!-- bench:begin -->" and
-      "<!-- bench:end -->" of README with that section (bench/run
-      --publish only). Leaves README alone if it has no such lines.
+      and, after it, the summary of issue 21's targets: each hot path's
+      figures, the peers beside, the target and met or missed, worked
+      out here from the rows (not from the run's own MET lines)
+  report.py RESULTS_DIR README BENCH_README
+      replaces what lies between "<!-- perf summary: begin -->" and
+      "<!-- perf summary: end -->" of README with the summary, and what
+      lies between "<!-- bench:begin -->" and "<!-- bench:end -->" of
+      BENCH_README with the section (bench/run --publish only). Leaves
+      a file alone if it has no such lines.
 """
 import json
 import sys
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+SUM_BEGIN = "<!-- perf summary: begin -->"
+SUM_END = "<!-- perf summary: end -->"
 
 
 def fmt(x):
@@ -113,28 +120,141 @@ def section(results):
         sorted(set(targets), key=targets.index) + ["```", ""]
 
 
-def rewrite(readme, block):
+def row(rows, case, base=None, stat=None):
+    """The row of CASE against BASE (any base if None), or None."""
+    for r in rows:
+        if r["case"] == case and (base is None or r["base"] == base) and \
+                r.get("stat") == stat:
+            return r
+    return None
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def summary(rows):
+    """Issue 21's targets, one line a hot path, from the run's rows."""
+    out = ["| hot path | ibkeys | the peers beside it, same run | target "
+           "| |", "| --- | --- | --- | --- | --- |"]
+
+    def line(path, lib, peers, target, ok):
+        out.append(f"| {path} | {lib} | {peers} | {target} | {verdict(ok)} |")
+
+    def x(r):
+        return r["base_ns"] / r["lib_ns"]
+
+    ud, ud_rxe = row(rows, "rx_ud_burst", "per_packet_branchy"), \
+        row(rows, "rx_ud_burst", "rxe_check_keys")
+    if ud and ud_rxe:
+        line("UD burst receive, a packet",
+             f"{fmt(ud['lib_ns'])} ns, {fmt(ud['lib_instr_per_op'])} instr",
+             f"branchy {fmt(ud['base_ns'])} ns, rxe's checks "
+             f"{fmt(ud_rxe['base_ns'])} ns", "<= 0.5 ns, <= 6 instr",
+             ud["lib_ns"] <= 0.5 and ud["lib_instr_per_op"] <= 6)
+    pp, pb = row(rows, "port_rx_mixed", "rwlock_per_packet"), \
+        row(rows, "port_rx_mixed", "rwlock_per_burst")
+    if pp and pb:
+        line("mixed-QP port burst, a packet",
+             f"{fmt(pp['lib_ns'])} ns, {fmt(pp['lib_instr_per_op'])} instr",
+             f"rwlock a packet {fmt(pp['base_ns'])} ns ({x(pp):.2f}x), "
+             f"a burst {fmt(pb['base_ns'])} ns ({x(pb):.2f}x)",
+             ">= 4x / >= 1.5x, <= 40 instr",
+             x(pp) >= 4 and x(pb) >= 1.5 and pp["lib_instr_per_op"] <= 40)
+    ck, rte, qs = (row(rows, "cached_read_1t", b) for b in
+                   ("ck_sequence", "rte_seqlock", "urcu_qsbr"))
+    if ck and rte and qs:
+        line("cached get, 1 reader",
+             f"{fmt(ck['lib_ns'])} ns, {fmt(ck['lib_instr_per_op'])} instr",
+             f"`ck_sequence` {fmt(ck['base_ns'])}, `rte_seqlock` "
+             f"{fmt(rte['base_ns'])}, QSBR {fmt(qs['base_ns'])} ns "
+             f"({qs['lib_ns'] / qs['base_ns']:.2f}x QSBR's)",
+             "faster than `ck_sequence` and `rte_seqlock`, <= 1.3x QSBR, "
+             "<= `ck_sequence`'s instr",
+             x(ck) > 1 and x(rte) > 1 and
+             qs["lib_ns"] <= 1.3 * qs["base_ns"] and
+             ck["lib_instr_per_op"] <= ck["base_instr_per_op"])
+    g16, g256 = row(rows, "gid_find_16"), row(rows, "gid_find_256")
+    if g16 and g256:
+        line("GID find, 256 and 16 entries",
+             f"{fmt(g256['lib_ns'])} ns, "
+             f"{fmt(g256['lib_instr_per_op'])} instr",
+             f"`memcmp` scan {fmt(g256['base_ns'])} ns ({x(g256):.1f}x), "
+             f"at 16 {x(g16):.2f}x", ">= 15x, >= 2x at 16, <= 90 instr",
+             x(g256) >= 15 and x(g16) >= 2 and
+             g256["lib_instr_per_op"] <= 90)
+    rk, rb = row(rows, "rkey_check"), row(rows, "rkey_check_burst")
+    if rk and rb:
+        line("R_Key check, 1024 MRs and windows",
+             f"{fmt(rk['lib_ns'])} ns, {fmt(rk['lib_instr_per_op'])} instr; "
+             f"bursts {fmt(rb['lib_instr_per_op'])} a request",
+             f"array check {fmt(rk['base_ns'])} ns ({x(rk):.2f}x; bursts "
+             f"{x(rb):.2f}x)", ">= 2x, <= 60 instr, <= 40 in bursts",
+             x(rk) >= 2 and x(rb) >= 2 and rk["lib_instr_per_op"] <= 60 and
+             rb["lib_instr_per_op"] <= 40)
+    sets = [row(rows, f"set_one_{n}") for n in (16, 128, 4096, 65536)]
+    if all(sets):
+        instr = [r["lib_instr_per_op"] for r in sets]
+        line("set one entry, 16 to 65536 entries",
+             f"{fmt(sets[-1]['lib_ns'])} ns, "
+             + " / ".join(fmt(i) for i in instr) + " instr",
+             f"QSBR's copy {fmt(row(rows, 'set_one_65536', 'urcu_qsbr')['base_ns'])} ns"
+             if row(rows, "set_one_65536", "urcu_qsbr") else "",
+             "<= 500 instr, flat in the size",
+             max(instr) <= 500 and max(instr) <= 1.25 * min(instr))
+    rf = row(rows, "refill_65536")
+    if rf:
+        per = rf["lib_instr_per_op"] / 65536
+        line("refill, 65536 entries",
+             f"{fmt(rf['lib_ns'] / 1e3)} us, {per:.1f} instr an entry",
+             f"`memcpy` under a lock {fmt(rf['base_ns'] / 1e3)} us",
+             "<= 30 instr an entry", per <= 30)
+    tail = row(rows, "read_latency_p9999", stat="p9999")
+    worst = row(rows, "read_latency_max_nocsw", stat="max_nocsw")
+    floor = [r for r in rows if r["case"].startswith("read_latency_floor_")
+             and r.get("stat") == "max_nocsw"]
+    if tail and worst and floor:
+        ratio = worst["lib_ns"] / floor[0]["lib_ns"]
+        retries = tail.get("lib_max_retries_per_read")
+        line("a get under back-to-back refills",
+             f"p99.99 {fmt(tail['lib_ns'] / 1e3)} us, worst not switched "
+             f"out {ratio:.2f}x the empty region's, at most {retries} retry",
+             "QSBR p99.99 " + fmt(row(rows, "read_latency_p9999", "urcu_qsbr",
+                                       "p9999")["base_ns"] / 1e3) + " us"
+             if row(rows, "read_latency_p9999", "urcu_qsbr", "p9999")
+             else "",
+             "p99.99 <= 0.5 us, worst <= 3x the empty region's, "
+             "<= 1 retry", tail["lib_ns"] <= 500 and ratio <= 3 and
+             retries is not None and retries <= 1)
+    return [""] + out + [""]
+
+
+def rewrite(readme, block, begin=BEGIN, end=END):
     """Writes BLOCK between README's BEGIN and END lines, if it has them."""
     with open(readme) as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        print(f"report: {readme} has no {BEGIN} ... {END}: left alone")
+    if begin not in text or end not in text:
+        print(f"report: {readme} has no {begin} ... {end}: left alone")
         return
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(readme, "w") as f:
-        f.write(head + BEGIN + "\n".join(block) + END + tail)
+        f.write(head + begin + "\n".join(block) + end + tail)
     print(f"report: {readme}'s figures rewritten")
 
 
 def main(argv):
-    if len(argv) not in (2, 3):
+    if len(argv) not in (2, 4):
         sys.exit(__doc__)
     block = section(argv[1])
+    with open(f"{argv[1]}/latest.json") as f:
+        table = summary(json.load(f))
     if len(argv) == 2:
-        sys.stdout.write(BEGIN + "\n".join(block) + END + "\n")
+        sys.stdout.write(BEGIN + "\n".join(block) + END + "\n\n" +
+                         SUM_BEGIN + "\n".join(table) + SUM_END + "\n")
     else:
-        rewrite(argv[2], block)
+        rewrite(argv[2], table, SUM_BEGIN, SUM_END)
+        rewrite(argv[3], block)
 
 
 if __name__ == "__main__":
