@@ -503,16 +503,24 @@ static inline unsigned ibk_latch_copy(uint32_t start)
 	return start & 1u;
 }
 
-/* Closes a read section: true if a writer moved the count since @start,
- * so it may have written the copy read and the loads must be redone. */
-static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
-					uint32_t start)
+/* Closes a read section as ibk_latch_read_retry() does, without counting
+ * the retry: for a caller that redoes the section out of line and counts
+ * it there. */
+static inline bool ibk__latch_moved(const struct ibk_latch *l, uint32_t start)
 {
 	/* Acquire fence: pairs with the release fence in ibk__latch_flip().
 	 * If a relaxed load above read a store made after that flip, the
 	 * reload below sees the flip's count or a later one. */
 	ibk__fence_acquire();
-	if (ibk__load(&l->count, relaxed) == start)
+	return ibk__load(&l->count, relaxed) != start;
+}
+
+/* Closes a read section: true if a writer moved the count since @start,
+ * so it may have written the copy read and the loads must be redone. */
+static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
+					uint32_t start)
+{
+	if (!ibk__latch_moved(l, start))
 		return false;
 	IBK_LATCH_RETRY_HOOK();
 	return true;
@@ -778,11 +786,14 @@ IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
 		   "table storage must have the same layout in C and C++");
 
 /* What both tables share. Everything readers use that a writer changes
- * after init is kept per copy, status included; the status words share
- * the latch's cache line. */
+ * after init is kept per copy, status and limit included. In a table
+ * aligned to a cache line, a get at rest reads that one line: the count,
+ * copy 0's limit and a P_Key table's copy 0 cells pointer (copy 1's, read
+ * only while a writer is between its flips, starts the next line). */
 struct ibk__table {
 	struct ibk_latch latch;
 	IBK__ATOMIC(uint32_t) status[2]; /* see IBK__UNREADABLE */
+	IBK__ATOMIC(uint32_t) limit[2];	/* see ibk__status_store() */
 	IBK__ATOMIC(uint32_t) epoch;	/* change events so far: refill tickets */
 	uint32_t capacity;
 	uint32_t hash_mask;		/* one copy's hash slots - 1 */
@@ -816,6 +827,21 @@ static inline uint32_t ibk__status_make(uint32_t state, uint32_t awaiting)
 {
 	return (state << IBK__STATE_SHIFT) | awaiting |
 	       (ibk__state_readable(state) ? 0u : IBK__NOT_READY);
+}
+
+/*
+ * Writer side (or init): sets copy @c's status word to @status, and its
+ * limit to what a get by index compares against: the capacity while the
+ * copy is readable, 0 while it is not, so that one compare refuses both an
+ * index out of range and an unreadable copy (see ibk__pkey_get()). Call
+ * only after the capacity is set.
+ */
+static inline void ibk__status_store(struct ibk__table *h, unsigned c,
+				     uint32_t status)
+{
+	ibk__store(&h->status[c], status, relaxed);
+	ibk__store(&h->limit[c],
+		   (status & IBK__UNREADABLE) ? 0u : h->capacity, relaxed);
 }
 
 /* Inside a read section of copy @c: its IBK__UNREADABLE bits, 0 if reads
@@ -880,8 +906,8 @@ static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 	ibk_latch_init(&h->latch, 0);
 	/* nothing read from a device yet: awaiting the first refill */
 	status = ibk__status_make(IBK_PORT_DOWN, IBK__AWAITING_REFILL);
-	ibk__store(&h->status[0], status, relaxed);
-	ibk__store(&h->status[1], status, relaxed);
+	ibk__status_store(h, 0, status);
+	ibk__status_store(h, 1, status);
 	ibk__store(&h->epoch, 0u, relaxed);
 	return IBK_OK;
 }
@@ -911,9 +937,8 @@ static inline uint32_t ibk__status_next(uint32_t status, uint32_t state,
 /* Writer side: in copy @c, clears "awaiting refill". */
 static inline void ibk__status_refilled(struct ibk__table *h, unsigned c)
 {
-	ibk__store(&h->status[c],
-		   ibk__load(&h->status[c], relaxed) & ~IBK__AWAITING_REFILL,
-		   relaxed);
+	ibk__status_store(h, c, ibk__load(&h->status[c], relaxed) &
+			       ~IBK__AWAITING_REFILL);
 }
 
 /* Writer side: one more change event; refills with older tickets are
@@ -947,9 +972,9 @@ static inline void ibk__table_update_status(struct ibk__table *h,
 	if (awaiting || (state && !ibk__state_readable(state)) ||
 	    ((status & IBK__AWAITING_REFILL) && status != old))
 		ibk__epoch_advance(h);
-	ibk__store(&h->status[0], status, relaxed);
+	ibk__status_store(h, 0, status);
 	ibk_latch_write_switch(&h->latch);
-	ibk__store(&h->status[1], status, relaxed);
+	ibk__status_store(h, 1, status);
 	ibk_latch_write_end(&h->latch);
 }
 
@@ -1698,6 +1723,81 @@ static inline int ibk_pkey_table_invalidate(struct ibk_pkey_table *t)
 	return t ? ibk__table_invalidate(&t->hdr) : IBK_EINVAL;
 }
 
+/* What a get by index read: IBK_OK with the entry's key and the
+ * generation it was read in, or an error and nothing else. Returned by
+ * value, so that an inlined get keeps it in registers. */
+struct ibk__pkey_got {
+	int rc;
+	ibk_pkey_t pkey;
+	uint32_t generation;
+};
+
+/*
+ * ibk__pkey_get() when its one compare refused, a writer moved the count
+ * during its read section (@moved: counted here as a retry) or the entry
+ * is invalid: as many read sections as writers force, then the error that
+ * applies, out of range first.
+ */
+IBK__COLD struct ibk__pkey_got
+ibk__pkey_get_slow(const struct ibk_pkey_table *t, size_t index,
+		   bool moved)
+{
+	struct ibk__pkey_got got = { IBK_ERANGE, 0, IBK_GENERATION_NEVER };
+	uint32_t gen, unreadable;
+	unsigned c;
+
+	if (moved)
+		IBK_LATCH_RETRY_HOOK();
+	if (index >= t->hdr.capacity)
+		return got;
+	do {
+		gen = ibk_latch_read_begin(&t->hdr.latch);
+		c = ibk_latch_copy(gen);
+		unreadable = ibk__table_unreadable(&t->hdr, c);
+		/* read whatever the status: an unreadable copy's entry is
+		 * dropped below, and the read needs no branch */
+		got.pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
+	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
+	if (unreadable) {
+		got.rc = ibk__unreadable_why(unreadable);
+	} else if (!ibk_pkey_is_valid(got.pkey)) {
+		got.rc = IBK_ENOENT;
+	} else {
+		got.rc = IBK_OK;
+		got.generation = gen;
+	}
+	return got;
+}
+
+/*
+ * Entry @index of @t and the generation it was read in, or why not (as
+ * ibk_pkey_table_ref_get() says). One read section: the count, the copy's
+ * limit and, if @index is below it, the entry; one compare against the
+ * limit says both that @index is in range and that the copy is readable
+ * (see ibk__status_store()). Anything else goes out of line.
+ */
+IBK__HOT struct ibk__pkey_got ibk__pkey_get(const struct ibk_pkey_table *t,
+					   uint32_t index)
+{
+	uint32_t gen = ibk_latch_read_begin(&t->hdr.latch);
+	size_t c = ibk_latch_copy(gen), i = index;
+	ibk_pkey_t pkey;
+	bool moved = false;
+
+	/* size_t and t->hdr.limit + c, not &t->hdr.limit[c]: GCC then folds
+	 * the offsets into the loads' addresses */
+	if (i < ibk__load(t->hdr.limit + c, relaxed)) {
+		pkey = ibk__load(&t->cells[c][i].pkey, relaxed);
+		moved = ibk__latch_moved(&t->hdr.latch, gen);
+		if (!moved && ibk_pkey_is_valid(pkey)) {
+			struct ibk__pkey_got got = { IBK_OK, pkey, gen };
+
+			return got;
+		}
+	}
+	return ibk__pkey_get_slow(t, i, moved);
+}
+
 /*
  * Takes a reference to entry @index: its value and the generation it was
  * read in. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
@@ -1710,33 +1810,21 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 					 uint32_t index,
 					 struct ibk_pkey_ref *ref)
 {
-	ibk_pkey_t pkey;
-	uint32_t gen, unreadable;
-	unsigned c;
+	struct ibk__pkey_got got;
 
 	if (!ref)
 		return IBK_EINVAL;
-	ref->generation = IBK_GENERATION_NEVER;	/* until it succeeds */
-	if (!t)
+	if (!t) {
+		ref->generation = IBK_GENERATION_NEVER;
 		return IBK_EINVAL;
-	if (index >= t->hdr.capacity)
-		return IBK_ERANGE;
-	do {
-		gen = ibk_latch_read_begin(&t->hdr.latch);
-		c = ibk_latch_copy(gen);
-		unreadable = ibk__table_unreadable(&t->hdr, c);
-		/* read whatever the status: an unreadable copy's entry is
-		 * dropped below, and the read needs no branch */
-		pkey = ibk__load(&t->cells[c][index].pkey, relaxed);
-	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	if (unreadable)
-		return ibk__unreadable_why(unreadable);
-	if (!ibk_pkey_is_valid(pkey))
-		return IBK_ENOENT;
-	ref->generation = gen;
-	ref->index = (uint16_t)index;
-	ref->pkey = pkey;
-	return IBK_OK;
+	}
+	got = ibk__pkey_get(t, index);
+	ref->generation = got.generation;	/* NEVER on an error */
+	if (got.rc == IBK_OK) {
+		ref->index = (uint16_t)index;
+		ref->pkey = got.pkey;
+	}
+	return got.rc;
 }
 
 /* The P_Key at entry @index into *@pkey (ibv_query_pkey(3) from the
@@ -1744,15 +1832,14 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 static inline int ibk_pkey_table_get(const struct ibk_pkey_table *t,
 				     uint32_t index, ibk_pkey_t *pkey)
 {
-	struct ibk_pkey_ref ref;
-	int rc;
+	struct ibk__pkey_got got;
 
-	if (!pkey)
+	if (!t || !pkey)
 		return IBK_EINVAL;
-	rc = ibk_pkey_table_ref_get(t, index, &ref);
-	if (rc == IBK_OK)
-		*pkey = ref.pkey;
-	return rc;
+	got = ibk__pkey_get(t, index);
+	if (got.rc == IBK_OK)
+		*pkey = got.pkey;
+	return got.rc;
 }
 
 /*
@@ -3047,10 +3134,10 @@ static inline void ibk__table_reset(struct ibk__table *h, void *table,
 	ibk_latch_write_begin(&h->latch);
 	ibk__epoch_advance(h);
 	empty(table, 0);
-	ibk__store(&h->status[0], down, relaxed);
+	ibk__status_store(h, 0, down);
 	ibk_latch_write_switch(&h->latch);
 	empty(table, 1);
-	ibk__store(&h->status[1], down, relaxed);
+	ibk__status_store(h, 1, down);
 	ibk_latch_write_end(&h->latch);
 }
 

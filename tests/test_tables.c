@@ -554,6 +554,10 @@ static void test_pkey_basics(void)
 	tap_ok(ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOTREADY,
 	       "a new table is DOWN: reads return IBK_ENOTREADY");
+	tap_ok(ibk_pkey_table_get(t, 8, &v) == IBK_ERANGE &&
+	       ibk_pkey_table_get(t, 0xffffffffu, &v) == IBK_ERANGE,
+	       "DOWN, index >= capacity: IBK_ERANGE comes before "
+	       "IBK_ENOTREADY");
 	tap_ok(pk_refill(t, keys, 7) == IBK_OK,
 	       "refill 7 keys into capacity 8");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_INIT) == IBK_OK &&
