@@ -4514,7 +4514,9 @@ struct ibk__mr_view {
 	const struct ibk_mr_cell *cells;
 	uint32_t capacity;
 	uint32_t head_want;	/* ibk__mr_head_want() of the QP's type */
-	uint32_t no_access;	/* the IBK_ACCESS_REMOTE_* bits it lacks */
+	uint32_t refuse;	/* the opcode classes it leaves to the rules:
+				 * IBK__MEM_OTHER and the IBK_ACCESS_REMOTE_*
+				 * bits the QP lacks */
 	uint32_t qpn;
 	uint64_t pd_high;	/* the QP's PD << 32, as IBK__MR_KEY has it */
 };
@@ -4529,7 +4531,8 @@ ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
 	v.cells = t->cells[c];
 	v.capacity = t->capacity;
 	v.head_want = ibk__mr_head_want(qp->type);
-	v.no_access = ~qp->access & IBK_ACCESS_REMOTE;
+	v.refuse = (qp->access & IBK_ACCESS_REMOTE) ^
+		   (IBK_ACCESS_REMOTE | IBK__MEM_OTHER);
 	v.qpn = qp->qpn;
 	v.pd_high = (uint64_t)qp->pd << 32;
 	return v;
@@ -4565,7 +4568,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 
 	r->cls = ibk__mem_op6_class(head & 0x3fu);
 	if ((((head ^ v->head_want) & IBK__MR_HEAD_MASK) |
-	     (r->cls & (IBK__MEM_OTHER | v->no_access))) != 0)
+	     (r->cls & v->refuse)) != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
 	 * access: 8 for those, 0 for the others */
@@ -4690,6 +4693,38 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
 	return ibk__mr_refused(t, c, qp, bth, &r);
 }
 
+/* One read section for ibk_mr_table_check(), begun at the count it puts
+ * in *@gen: the verdict on @bth as the copy it reads says. */
+IBK__HOT enum ibk_mem_verdict
+ibk__mr_check_section(const struct ibk_mr_table *t,
+		      const struct ibk_mem_qp *qp, const void *bth,
+		      uint32_t *gen)
+{
+	struct ibk__mr_view view;
+	unsigned c;
+
+	*gen = ibk_latch_read_begin(&t->latch);
+	c = ibk_latch_copy(*gen);
+	view = ibk__mr_view_of(t, c, qp);
+	return ibk__mr_check_one(t, c, &view, qp, bth);
+}
+
+/* ibk_mr_table_check() once a writer finished a half-update during its
+ * first read section: sections again until one reads a copy no writer
+ * touched. Out of line, so that the first section is no loop. */
+IBK__COLD enum ibk_mem_verdict
+ibk__mr_check_retried(const struct ibk_mr_table *t,
+		      const struct ibk_mem_qp *qp, const void *bth)
+{
+	enum ibk_mem_verdict v;
+	uint32_t gen;
+
+	do
+		v = ibk__mr_check_section(t, qp, bth, &gen);
+	while (ibk_latch_read_retry(&t->latch, gen));
+	return v;
+}
+
 /*
  * The responder check of one request to @qp against the table: the
  * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
@@ -4703,24 +4738,19 @@ ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
  * which holds everything the check compares (the R_Key and PD as one
  * 64-bit value, a window's reach already cut to its region's). A refused
  * one takes its verdict, out of line, from what the pass read; what the
- * pass does not cover goes through the rules one by one.
+ * pass does not cover goes through the rules one by one. The read
+ * section is straight-line code; its retry, rare, is out of line.
  */
 IBK__HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
-	struct ibk__mr_view view;
-	enum ibk_mem_verdict v;
 	uint32_t gen;
-	unsigned c;
+	enum ibk_mem_verdict v = ibk__mr_check_section(t, qp, bth, &gen);
 
-	do {
-		gen = ibk_latch_read_begin(&t->latch);
-		c = ibk_latch_copy(gen);
-		view = ibk__mr_view_of(t, c, qp);
-		v = ibk__mr_check_one(t, c, &view, qp, bth);
-	} while (ibk_latch_read_retry(&t->latch, gen));
-	return v;
+	if (!ibk_latch_read_retry(&t->latch, gen))
+		return v;
+	return ibk__mr_check_retried(t, qp, bth);
 }
 
 /*
