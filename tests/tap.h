@@ -17,7 +17,8 @@ static unsigned tap__count;
 static unsigned tap__failed;
 
 /* Print one "ok"/"not ok" line named by a printf format; return @cond. */
-static inline bool tap_ok(bool cond, const char *fmt, ...)
+static inline bool __attribute__((format(printf, 2, 3)))
+tap_ok(bool cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,7 +35,8 @@ static inline bool tap_ok(bool cond, const char *fmt, ...)
 }
 
 /* A "# ..." diagnostic line, shown by meson beside a failure. */
-static inline void tap_diag(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2)))
+tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
