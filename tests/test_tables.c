@@ -36,7 +36,6 @@
 
 #define SEED		0x2545f4914f6cdd1dull
 #define MAX_CAP		65536u
-#define MAX_DIAG	5
 
 /* ---- storage: one port as big as the largest table under test ---- */
 
@@ -60,15 +59,11 @@ static void check(struct check *c, bool ok, const char *fmt, ...)
 	va_list ap;
 
 	c->done++;
-	if (ok)
+	if (ok || c->bad++ >= TAP_MAX_DIAG)
 		return;
-	if (c->bad++ < MAX_DIAG) {
-		fputs("# ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
+	va_start(ap, fmt);
+	tap_vdiag(fmt, ap);
+	va_end(ap);
 }
 
 static bool pkey_base_nonzero(unsigned k)
