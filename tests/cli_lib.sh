@@ -2,25 +2,19 @@
 #
 # cli_lib.sh - what the explainer's shell tests share. Sourced after the
 # test sets $ibkeys (the program), $cmd (the words before every case's
-# arguments, may be empty) and $name (for the temporary directory): a TAP
-# counter, running one case, and the two checks on its standard output.
+# arguments, may be empty) and $name (for the temporary directory): running
+# one case, its TAP line (tests/lib.sh) with its output on a failure, and
+# the two checks on its standard output. The test ends with tap_done.
+
+. "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-
-tap() {	# tap STATUS DESCRIPTION; a failure shows the case's output
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/# stdout: /' "$tmp/out"
-		sed 's/^/# stderr: /' "$tmp/err"
-	fi
+check_case() {	# check_case STATUS DESCRIPTION: a failure shows the case's output
+	tap "$1" "$2" && return
+	sed 's/^/# stdout: /' "$tmp/out"
+	sed 's/^/# stderr: /' "$tmp/err"
 }
 
 run() {	# run ARG...: stdout in $tmp/out, stderr in $tmp/err, status in $rc
@@ -39,7 +33,7 @@ expect() {
 	for re; do
 		grep -Eq -- "$re" "$tmp/out" || status=1
 	done
-	tap "$status" "ibkeys${cmd:+ $cmd} $args: $*"
+	check_case "$status" "ibkeys${cmd:+ $cmd} $args: $*"
 }
 
 # expect_not 'ARGS' ERE: exit 0, and no line of stdout matches ERE
@@ -48,10 +42,5 @@ expect_not() {
 	run $1
 	status=$rc
 	grep -Eq -- "$2" "$tmp/out" && status=1
-	tap "$status" "ibkeys${cmd:+ $cmd} $1: no line '$2'"
-}
-
-finish() {	# the TAP plan; the exit status says whether all passed
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
+	check_case "$status" "ibkeys${cmd:+ $cmd} $1: no line '$2'"
 }

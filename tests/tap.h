@@ -4,7 +4,8 @@
  *
  * Each tap_ok() is one numbered TAP line; tap_done() prints the plan and
  * turns the tally into the process exit status, so meson's TAP parser and a
- * plain exit-code runner agree. A failing check may add detail with tap_diag().
+ * plain exit-code runner agree. A failing check may add detail with
+ * tap_diag(), or with tap_diag_first() for the first few of many cases.
  */
 #ifndef IBKEYS_TESTS_TAP_H
 #define IBKEYS_TESTS_TAP_H
@@ -17,7 +18,8 @@ static unsigned tap__count;
 static unsigned tap__failed;
 
 /* Print one "ok"/"not ok" line named by a printf format; return @cond. */
-static inline bool tap_ok(bool cond, const char *fmt, ...)
+static inline bool __attribute__((format(printf, 2, 3)))
+tap_ok(bool cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,17 +35,42 @@ static inline bool tap_ok(bool cond, const char *fmt, ...)
 	return cond;
 }
 
+/* How many failing cases of one check (or program) show their detail. */
+#define TAP_MAX_DIAG	5
+
+/* tap_diag() with a va_list. */
+static inline void tap_vdiag(const char *fmt, va_list ap)
+{
+	fputs("# ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
 /* A "# ..." diagnostic line, shown by meson beside a failure. */
-static inline void tap_diag(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2)))
+tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vdiag(fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+}
+
+/* A failing case's "# ..." line, printed only while *@shown, the caller's
+ * count for one check or one program, is below TAP_MAX_DIAG: the first
+ * few cases say what failed, the check's tally how many did. */
+static inline void __attribute__((format(printf, 2, 3)))
+tap_diag_first(unsigned long *shown, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*shown)++ >= TAP_MAX_DIAG)
+		return;
+	va_start(ap, fmt);
+	tap_vdiag(fmt, ap);
+	va_end(ap);
 }
 
 /* Print the trailing plan; the exit status is 0 only if every check passed. */

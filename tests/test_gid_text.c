@@ -35,7 +35,6 @@
 #define N_PTON		1000000	/* strings parsed by both */
 #define N_FULL		1000000	/* full-form GIDs */
 #define N_GUID		1000000	/* GUID values printed, strings parsed */
-#define MAX_DIAG	5
 
 /* ---- random numbers: rng.h, seeded with SEED ---- */
 
@@ -55,7 +54,7 @@ struct tally {
 
 static bool tally_fail(struct tally *t)
 {
-	return ++t->bad <= MAX_DIAG;
+	return ++t->bad <= TAP_MAX_DIAG;
 }
 
 /* ---- GIDs ---- */

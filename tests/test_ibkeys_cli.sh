@@ -23,7 +23,7 @@ malformed() {
 	[ -s "$tmp/out" ] && status=1
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] || status=1
 	grep -Fq -- "'$bad'" "$tmp/err" || status=1
-	tap "$status" "ibkeys $1 ... '$bad' is refused (exit 1, message on stderr)"
+	check_case "$status" "ibkeys $1 ... '$bad' is refused (exit 1, message on stderr)"
 }
 
 # ---- P_Key: bit 15 membership, bits 0-14 the partition; base 0 invalid;
@@ -222,7 +222,7 @@ run mkey 0x10000000000000000 1 get
 status=0
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] &&
 	grep -Fq "'0x10000000000000000'" "$tmp/err" || status=1
-tap "$status" "ibkeys mkey with a 65-bit port M_Key is refused (exit 1)"
+check_case "$status" "ibkeys mkey with a 65-bit port M_Key is refused (exit 1)"
 malformed mkey 1 2 0x100
 
 # ---- Notices (IBA 14.2.5.1, layouts of traps 256 and 257/258 as in
@@ -267,26 +267,26 @@ malformed trap "$(echo "$n257" | tr -d ' ' | sed 's/0101/0100/')"
 run --help
 status=$rc
 grep -q usage "$tmp/out" || status=1
-tap "$status" "ibkeys --help prints usage on stdout, exit 0"
+check_case "$status" "ibkeys --help prints usage on stdout, exit 0"
 
 run
 status=0
 [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q usage "$tmp/err" || status=1
-tap "$status" "ibkeys with no arguments: usage on stderr, exit 2"
+check_case "$status" "ibkeys with no arguments: usage on stderr, exit 2"
 
 run frobnicate 1
 status=0
 [ "$rc" -eq 2 ] && grep -Fq frobnicate "$tmp/err" || status=1
-tap "$status" "ibkeys frobnicate: unknown command, exit 2"
+check_case "$status" "ibkeys frobnicate: unknown command, exit 2"
 
 run pkey 1 2 3
 status=0
 [ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
-tap "$status" "ibkeys pkey with three keys: usage, exit 2"
+check_case "$status" "ibkeys pkey with three keys: usage, exit 2"
 
 run range 1 2 3
 status=0
 [ "$rc" -eq 2 ] && grep -q usage "$tmp/err" || status=1
-tap "$status" "ibkeys range with three numbers: usage, exit 2"
+check_case "$status" "ibkeys range with three numbers: usage, exit 2"
 
-finish
+tap_done

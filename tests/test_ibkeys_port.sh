@@ -23,7 +23,7 @@ refused() {
 	[ -s "$tmp/out" ] && status=1
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] || status=1
 	grep -Fq -- "$3" "$tmp/err" || status=1
-	tap "$status" "ibkeys port $2: exit $1, says '$3'"
+	check_case "$status" "ibkeys port $2: exit $1, says '$3'"
 }
 
 # ---- the trees -------------------------------------------------------------
@@ -172,4 +172,4 @@ expect "rxe0 --sysfs $bad" '^    \[2\] ::ffff:192\.0\.2\.1  type unknown  -  IPv
 mkdir -p "$tmp/empty"
 expect "--sysfs $tmp/empty" "^no RDMA devices in $tmp/empty\$"
 
-finish
+tap_done

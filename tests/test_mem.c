@@ -32,13 +32,8 @@
 #include "tap.h"
 
 #define SEED		0x6d656d6b65797321ull	/* "memkeys!" */
-#define MAX_DIAG	5
 
-static unsigned diags;
-
-/* A failing case's detail, at most MAX_DIAG of them per program. */
-#define DIAG(...) \
-	do { if (diags++ < MAX_DIAG) tap_diag(__VA_ARGS__); } while (0)
+static unsigned long diags;	/* failing cases shown (tap_diag_first()) */
 
 /* ------------------------------------------------------------------------
  * Key format (FACTS-access.md 2.1)
@@ -254,11 +249,14 @@ static void range_case(uint64_t iova, uint64_t len, uint64_t base,
 	if (got != want || ibk_mem_range_ok(iova, len, base, rlen) !=
 			   (want == IBK_RANGE_IN)) {
 		range_bad++;
-		DIAG("range iova 0x%llx len 0x%llx base 0x%llx rlen 0x%llx: "
-		     "%s, model %s", (unsigned long long)iova,
-		     (unsigned long long)len, (unsigned long long)base,
-		     (unsigned long long)rlen, ibk_range_verdict_name(got),
-		     ibk_range_verdict_name(want));
+		tap_diag_first(&diags,
+			       "range iova 0x%llx len 0x%llx base 0x%llx "
+			       "rlen 0x%llx: %s, model %s",
+			       (unsigned long long)iova, (unsigned long long)len,
+			       (unsigned long long)base,
+			       (unsigned long long)rlen,
+			       ibk_range_verdict_name(got),
+			       ibk_range_verdict_name(want));
 	}
 }
 
@@ -469,11 +467,14 @@ static void test_opcodes(void)
 		    ibk_opcode_has_aeth(o) != IN(op, aeth) ||
 		    ibk_opcode_has_immdt(o) != IN(op, immdt)) {
 			bad++;
-			DIAG("opcode 0x%02x: reth %d atomiceth %d ieth %d "
-			     "aeth %d immdt %d", op, ibk_opcode_has_reth(o),
-			     ibk_opcode_has_atomiceth(o),
-			     ibk_opcode_has_ieth(o), ibk_opcode_has_aeth(o),
-			     ibk_opcode_has_immdt(o));
+			tap_diag_first(&diags,
+				       "opcode 0x%02x: reth %d atomiceth %d "
+				       "ieth %d aeth %d immdt %d", op,
+				       ibk_opcode_has_reth(o),
+				       ibk_opcode_has_atomiceth(o),
+				       ibk_opcode_has_ieth(o),
+				       ibk_opcode_has_aeth(o),
+				       ibk_opcode_has_immdt(o));
 		}
 	}
 	tap_ok(bad == 0, "all 256 opcodes: RETH, AtomicETH, IETH, AETH and "
@@ -1115,10 +1116,12 @@ static void test_verdict_random(void)
 		seen[want]++;
 		if (got != want) {
 			bad++;
-			DIAG("random request %lu: opcode 0x%02x got %s, "
-			     "model %s", i, ibk_bth_opcode(q.pkt),
-			     ibk_mem_verdict_name(got),
-			     ibk_mem_verdict_name(want));
+			tap_diag_first(&diags,
+				       "random request %lu: opcode 0x%02x "
+				       "got %s, model %s", i,
+				       ibk_bth_opcode(q.pkt),
+				       ibk_mem_verdict_name(got),
+				       ibk_mem_verdict_name(want));
 		}
 	}
 	for (v = 0; v <= IBK_MEM_ERR_ALIGN; v++)

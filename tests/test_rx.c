@@ -11,6 +11,7 @@
 
 #include "tap.h"
 #include "ib_keys.h"
+#include "port_model.h"
 #include "rng.h"
 
 #define SEED		0x082efa98ec4e6c89ull	/* of the random cases */
@@ -76,16 +77,6 @@ static enum ibk_rx_verdict check(enum ibk_qp_type type, uint16_t qp_pkey,
 	struct pkt p = make_pkt_op(send_only(type), pkt_pkey, pkt_qkey);
 
 	return ibk_rx_check(&qp, p.b, p.b + IBK_BTH_LEN);
-}
-
-/* The partition rule on decoded fields (IBA 10.9), for the random cases. */
-static bool model_pkey(uint16_t a, uint16_t b)
-{
-	unsigned a_base = a & 0x7fff, b_base = b & 0x7fff;
-
-	if (a_base != b_base || a_base == 0)
-		return false;
-	return (a & 0x8000) || (b & 0x8000);
 }
 
 static void test_types(void)
@@ -164,34 +155,6 @@ static void test_types(void)
 }
 
 /*
- * The header checks of the Linux soft-RoCE receiver, written from its code
- * (drivers/infiniband/sw/rxe/rxe_recv.c): hdr_check() drops a packet whose
- * BTH TVer is not BTH_TVER (0, IBA 9.2); check_type_state() one whose
- * transport, opcode & 0xe0, is not the QP's: IB_OPCODE_RC (0x00) for an RC
- * QP, IB_OPCODE_UC (0x20) for UC, IB_OPCODE_UD (0x60) for UD, SMI and GSI
- * QPs. The UD transport defines only SEND Only (0x64) and SEND Only with
- * Immediate (0x65) (IBA 9.2 table 38; rxe_opcode[] has no other UD entry),
- * the two opcodes followed by a DETH, so a datagram QP takes those only.
- */
-static enum ibk_rx_verdict model_header(enum ibk_qp_type type,
-					unsigned opcode, unsigned tver)
-{
-	unsigned transport = opcode & 0xe0;
-
-	if (tver != 0)
-		return IBK_RX_DROP_TVER;
-	switch (type) {
-	case IBK_QPT_RC:
-		return transport == 0x00 ? IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
-	case IBK_QPT_UC:
-		return transport == 0x20 ? IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
-	default:
-		return opcode == 0x64 || opcode == 0x65 ? IBK_RX_ACCEPT :
-		       IBK_RX_DROP_OPCODE;
-	}
-}
-
-/*
  * Every opcode 0..255, every QP type, TVer 0 and every other TVer, with
  * keys that would pass: the header verdict is the model's, and when the
  * header passes, the key verdict (QP0 accepts, QP1 needs the table).
@@ -216,8 +179,7 @@ static void test_header_model(void)
 				uint8_t v = 0xee;
 
 				p.b[1] = (uint8_t)((p.b[1] & 0xf0) | tver);
-				head = model_header((enum ibk_qp_type)type,
-						    opcode, tver);
+				head = model_rx_header(type, opcode, tver);
 				want = head != IBK_RX_ACCEPT ? head :
 				       type == IBK_QPT_SMI ? IBK_RX_ACCEPT :
 				       type == IBK_QPT_GSI ?
@@ -444,11 +406,11 @@ static void test_burst(void)
 				uint32_t qk = (uint32_t)h[12] << 24 |
 					      (uint32_t)h[13] << 16 |
 					      (uint32_t)h[14] << 8 | h[15];
-				unsigned want = model_header(IBK_QPT_UD, h[0],
-							     h[1] & 0x0fu);
+				unsigned want = model_rx_header(IBK_QPT_UD, h[0],
+								h[1] & 0x0fu);
 
 				if (want == IBK_RX_ACCEPT)
-					want = !model_pkey(qp_pkey, pk) ? 1 :
+					want = !model_pkey_match(qp_pkey, pk) ? 1 :
 					       qk != qp_qkey ? 2 : 0;
 
 				bad_check += verdicts[i] !=

@@ -3,7 +3,7 @@
  * test_simd_port.c - the vector path of the port bursts' keyed pass
  * (ib_tables.h's ibk__port_burst_keyed(), which ibk_port_rx_mixed() and
  * ibk_port_rx_burst() run on a readable table) against its scalar loop
- * and against the one-packet rule, ibk_rx_check().
+ * and against the port model (port_model.h).
  *
  * The pass decides, per packet to an RC, UC or UD QP whose P_Key index
  * holds a valid key, accept, a P_Key drop (or a header drop, reported as
@@ -16,7 +16,7 @@
  * against packets of either membership, opcodes of every transport, TVer
  * not 0, Q_Keys near the QP's, and headers at every alignment. Built
  * like test_simd.c: by default, with -mavx2, and with IBK_NO_SIMD (then
- * both sides are the scalar loop, checked against the rule alone).
+ * both sides are the scalar loop, checked against the model alone).
  */
 #include "ib_tables.h"
 
@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "port_model.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -112,7 +113,7 @@ static void write_packet(uint8_t *h, const struct ibk_qp_keys *qp)
 
 struct tally {
 	unsigned vs_scalar;	/* verdicts or the re-check flag differ */
-	unsigned vs_rule;	/* a verdict the one-packet rule refutes */
+	unsigned vs_rule;	/* a verdict the port model refutes */
 	unsigned past_n;	/* a byte written past n */
 	unsigned seen[4];	/* accept, P_Key, Q_Key, undecided met */
 };
@@ -127,19 +128,19 @@ static bool decidable(const struct ibk_qp_keys *qp)
 	       ibk_pkey_is_valid(entries[qp->pkey_index]);
 }
 
-/* Checks verdict @v of the packet at @h to @qp against ibk_rx_check() on
- * the QP with its entry; a header drop must be reported as a P_Key drop
- * and flagged by @recheck. Returns 1 if refuted. */
+/* Checks verdict @v of the packet at @h to @qp against the port model
+ * (port_model.h) on the table; a header drop must be reported as a P_Key
+ * drop and flagged by @recheck. Returns 1 if refuted. */
 static unsigned refuted(unsigned v, const struct ibk_qp_keys *qp,
 			const uint8_t *h, bool recheck)
 {
-	struct ibk_qp_keys keys = *qp;
 	enum ibk_rx_verdict rule;
+	uint16_t index;
 
 	if (!decidable(qp))
 		return v != UNDECIDED;
-	keys.pkey = entries[qp->pkey_index];
-	rule = ibk_rx_check(&keys, h, h + IBK_BTH_LEN);
+	rule = model_port_rx(entries, CAPACITY, true, qp, h, h + IBK_BTH_LEN,
+			     &index);
 	if (rule == IBK_RX_DROP_TVER || rule == IBK_RX_DROP_OPCODE)
 		return v != IBK_RX_DROP_PKEY || !recheck;
 	return v != (unsigned)rule;
@@ -201,7 +202,7 @@ static void test_random(void)
 	       "verdicts and re-check flag, lengths 0..%d (%u bursts differ)",
 	       ibk_simd_path(), MAX_BURST, t.vs_scalar);
 	tap_ok(t.vs_rule == 0 && t.past_n == 0, "port keyed pass: every "
-	       "verdict == ibk_rx_check() on the QP's entry, undecided where "
+	       "verdict == the port model's, undecided where "
 	       "the pass must not decide, nothing past n (%u refuted, %u "
 	       "bytes past n)", t.vs_rule, t.past_n);
 	tap_ok(t.seen[0] && t.seen[1] && t.seen[2] && t.seen[3],

@@ -31,12 +31,12 @@
 #include <string.h>
 
 #include "ib_tables.h"
+#include "port_model.h"
 #include "rng.h"
 #include "tap.h"
 
 #define SEED		0x2545f4914f6cdd1dull
 #define MAX_CAP		65536u
-#define MAX_DIAG	5
 
 /* ---- storage: one port as big as the largest table under test ---- */
 
@@ -60,15 +60,11 @@ static void check(struct check *c, bool ok, const char *fmt, ...)
 	va_list ap;
 
 	c->done++;
-	if (ok)
+	if (ok || c->bad++ >= TAP_MAX_DIAG)
 		return;
-	if (c->bad++ < MAX_DIAG) {
-		fputs("# ", stdout);
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		putchar('\n');
-	}
+	va_start(ap, fmt);
+	tap_vdiag(fmt, ap);
+	va_end(ap);
 }
 
 static bool pkey_base_nonzero(unsigned k)
@@ -1276,95 +1272,22 @@ static unsigned hdr_pkey(const uint8_t *hdr)
 	return (unsigned)hdr[2] << 8 | hdr[3];
 }
 
-static uint32_t hdr_qkey(const uint8_t *hdr)
-{
-	return (uint32_t)hdr[12] << 24 | (uint32_t)hdr[13] << 16 |
-	       (uint32_t)hdr[14] << 8 | hdr[15];
-}
-
-/* IBA 10.9: equal non-zero bases, at least one side full (rxe
- * pkey_match()). */
-static bool model_pkey_match(unsigned a, unsigned b)
-{
-	return pkey_base_nonzero(a) && (a & 0x7fffu) == (b & 0x7fffu) &&
-	       ((a | b) & 0x8000u);
-}
-
-/*
- * QP1, as the Linux soft-RoCE receiver's check_keys() did it while rxe
- * kept a P_Key table: a linear scan of the port's table that stops at the
- * first entry pkey_match() admits, whose index becomes pkt->pkey_index
- * (the work completion's pkey_index); none is a P_Key violation, counted
- * (set_bad_pkey_cntr()). Returns that index, or -1.
- */
+/* QP1's match in the table model_pk (port_model.h), or -1. */
 static int model_gsi_index(uint32_t cap, unsigned pkt)
 {
-	uint32_t i;
-
-	for (i = 0; i < cap; i++)
-		if (model_pkey_match(pkt, model_pk[i]))
-			return (int)i;
-	return -1;
+	return model_first_admitting(model_pk, cap, (uint16_t)pkt);
 }
 
-static enum ibk_rx_verdict model_gsi(uint32_t cap, unsigned pkt, uint32_t qkey)
-{
-	if (model_gsi_index(cap, pkt) < 0)
-		return IBK_RX_DROP_PKEY;
-	return qkey == 0x80010000u ? IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
-}
-
-/*
- * Any other QP, for a packet that passed the header checks: its own P_Key
- * index; an index beyond the table is a configuration error, not counted;
- * else pkey_match() against the entry there, where an empty entry (0x0000)
- * matches nothing: a counted P_Key violation (rxe check_keys(), qib
- * qib_ud_rcv() with qib_pkey_ok()). UD then compares the Q_Key.
- */
-static enum ibk_rx_verdict model_qp(uint32_t cap,
-				    const struct ibk_qp_keys *qp,
-				    unsigned pkt, uint32_t qkey)
-{
-	if (qp->type == IBK_QPT_SMI)
-		return IBK_RX_ACCEPT;
-	if (qp->type == IBK_QPT_GSI)
-		return model_gsi(cap, pkt, qkey);
-	if (qp->pkey_index >= cap)
-		return IBK_RX_DROP_PKEY_INDEX;
-	if (!model_pkey_match(pkt, model_pk[qp->pkey_index]))
-		return IBK_RX_DROP_PKEY;
-	if (qp->type == IBK_QPT_UD && qkey != qp->qkey)
-		return IBK_RX_DROP_QKEY;
-	return IBK_RX_ACCEPT;
-}
-
-/*
- * A whole port receive, in rxe's order: hdr_check() (TVer 0),
- * check_type_state() (the opcode's transport is the QP's; datagram QPs
- * take the two UD SEND opcodes, the ones with a DETH), QP0 accepted, a
- * datagram without its DETH malformed, the port gate, then the keys.
- */
+/* A whole port receive on the table model_pk (port_model.h): rxe's
+ * order, the port gate, then the keys. */
 static enum ibk_rx_verdict model_port(uint32_t cap, bool readable,
 				      const struct ibk_qp_keys *qp,
 				      const uint8_t *hdr, bool have_deth)
 {
-	unsigned op = hdr[0], transport = op & 0xe0u;
-	bool datagram = qp->type == IBK_QPT_SMI || qp->type == IBK_QPT_GSI ||
-			qp->type == IBK_QPT_UD;
+	uint16_t index;
 
-	if (hdr[1] & 0x0fu)
-		return IBK_RX_DROP_TVER;
-	if (qp->type == IBK_QPT_RC ? transport != 0x00 :
-	    qp->type == IBK_QPT_UC ? transport != 0x20 :
-	    op != 0x64 && op != 0x65)
-		return IBK_RX_DROP_OPCODE;
-	if (qp->type == IBK_QPT_SMI)
-		return IBK_RX_ACCEPT;
-	if (datagram && !have_deth)
-		return IBK_RX_DROP_MALFORMED;
-	if (!readable)
-		return IBK_RX_DROP_PORT;
-	return model_qp(cap, qp, hdr_pkey(hdr), hdr_qkey(hdr));
+	return model_port_rx(model_pk, cap, readable, qp, hdr,
+			     have_deth ? hdr + IBK_BTH_LEN : NULL, &index);
 }
 
 static void reset_counters(void)
@@ -1377,10 +1300,13 @@ static void test_rx_gsi_exhaustive(void)
 {
 	struct check c = { 0, 0 };
 	unsigned long pkey_drops = 0, qkey_drops = 0;
+	struct ibk_qp_keys gsi;
 	uint8_t hdr[HDR_LEN];
 	uint32_t i, cap = 64;
 	unsigned pkt, q;
 
+	memset(&gsi, 0, sizeof(gsi));
+	gsi.type = IBK_QPT_GSI;
 	port_setup(cap, 1, 1);
 	base_pool_fill(48);
 	for (i = 0; i < cap; i++)
@@ -1390,13 +1316,14 @@ static void test_rx_gsi_exhaustive(void)
 	for (pkt = 0; pkt < 0x10000; pkt++) {
 		for (q = 0; q < 2; q++) {
 			uint32_t qkey = q ? 0x80010001u : IBK_QKEY_GSI;
-			enum ibk_rx_verdict want = model_gsi(cap, pkt, qkey);
-			enum ibk_rx_verdict got;
+			enum ibk_rx_verdict want, got;
 			uint16_t index = 0xeeee;
-			int want_index = want == IBK_RX_ACCEPT ?
-					 model_gsi_index(cap, pkt) : 0xeeee;
+			int want_index;
 
 			make_hdr(hdr, pkt, qkey);
+			want = model_port(cap, true, &gsi, hdr, true);
+			want_index = want == IBK_RX_ACCEPT ?
+				     model_gsi_index(cap, pkt) : 0xeeee;
 			got = ibk_port_rx_gsi(&port, hdr, hdr + IBK_BTH_LEN,
 					      &index);
 			check(&c, got == want && index == want_index,
@@ -1502,7 +1429,9 @@ static void test_rx_qp(void)
 				enum ibk_rx_verdict want, got;
 
 				make_hdr_op(hdr, send_only(qp.type), pkt, qkey);
-				want = model_qp(cap, &qp, pkt, qkey);
+				want = model_port(cap, true, &qp, hdr,
+						  type != IBK_QPT_RC &&
+						  type != IBK_QPT_UC);
 				got = ibk_port_rx(&port, &qp, hdr,
 						  type == IBK_QPT_RC ||
 						  type == IBK_QPT_UC ? NULL :

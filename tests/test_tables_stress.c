@@ -47,6 +47,7 @@ static _Thread_local unsigned long tls_retries;
 #define IBK_LATCH_RETRY_HOOK() ((void)tls_retries++)
 
 #include "ib_tables.h"
+#include "port_model.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -142,12 +143,6 @@ static int pk_model_find_exact(uint32_t g, unsigned key)
 	if (pk_entry(g, c + 32) == key)
 		return (int)(c + 32);
 	return IBK_ENOENT;
-}
-
-static bool model_pkey_match(unsigned a, unsigned b)
-{
-	return (a & 0x7fffu) && (a & 0x7fffu) == (b & 0x7fffu) &&
-	       ((a | b) & 0x8000u);
 }
 
 static enum ibk_rx_verdict pk_model_gsi(uint32_t g, unsigned pkt,

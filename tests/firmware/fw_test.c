@@ -19,6 +19,7 @@
 
 #include "ib_tables.h"
 #include "rng.h"
+#include "tap.h"
 
 struct fw_ntop_vector {
 	uint8_t raw[16];
@@ -39,18 +40,12 @@ struct fw_pton_vector {
  * TAP
  * ------------------------------------------------------------------------ */
 
-static unsigned tests_run, tests_failed;
-
+/* One TAP line (tests/tap.h); a failure says how many cases were bad. */
 static bool check(bool cond, const char *what, unsigned long detail)
 {
-	tests_run++;
-	if (!cond)
-		tests_failed++;
-	printf("%sok %u - %s", cond ? "" : "not ", tests_run, what);
-	if (!cond)
-		printf(" (%lu bad)", detail);
-	printf("\n");
-	return cond;
+	if (cond)
+		return tap_ok(true, "%s", what);
+	return tap_ok(false, "%s (%lu bad)", what, detail);
 }
 
 /* ------------------------------------------------------------------------
@@ -923,8 +918,5 @@ int main(void)
 	test_tables(true);	/* the port stays on the small index */
 	test_port_rx();
 	test_irq_reader();
-	printf("1..%u\n", tests_run);
-	printf("# %u passed, %u failed\n", tests_run - tests_failed,
-	       tests_failed);
-	return tests_failed ? 1 : 0;
+	return tap_done();
 }

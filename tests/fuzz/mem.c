@@ -44,7 +44,7 @@ static void check_parse(enum ibk_qp_type type, const uint8_t *bth,
 	uint32_t access = 0;
 	bool atomic = false, continues = false;
 
-	if (model_rx_header(type, bth) != IBK_RX_ACCEPT) {
+	if (model_rx_header(type, bth[0], bth[1] & 0x0fu) != IBK_RX_ACCEPT) {
 		FZ_CHECK(v == IBK_MEM_DROP_HEADER, "header: %s",
 			 ibk_mem_verdict_name(v));
 	} else if ((op & 0x1f) >= 0x07 && (op & 0x1f) <= 0x09 && op < 0x40) {

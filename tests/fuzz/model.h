@@ -4,8 +4,9 @@
  * against, written from the rules and the headers' comments, not from
  * their code: plain arrays scanned front to back, a port state with an
  * "awaiting refill" flag and a count of change events, saturating
- * counters, and the receive checks in a receiver's order. Nothing here
- * hashes, latches or touches a table's storage.
+ * counters; the receive checks in a receiver's order are tests/
+ * port_model.h's, shared with the unit tests. Nothing here hashes,
+ * latches or touches a table's storage.
  */
 #ifndef IBK_FUZZ_MODEL_H
 #define IBK_FUZZ_MODEL_H
@@ -14,74 +15,9 @@
 
 #include "fuzz.h"
 #include "ib_tables.h"
+#include "../port_model.h"	/* the receive checks: model_rx(), model_port_rx() */
 
 #define MODEL_MAX_CAPACITY 16u
-
-/* ---- P_Key rule (IBA 10.9.3) and the receive checks of one QP ---- */
-
-static inline bool model_pkey_valid(uint16_t k)
-{
-	return (k & 0x7fff) != 0;
-}
-
-/* Same partition, a valid base, and at least one full member. */
-static inline bool model_pkey_match(uint16_t a, uint16_t b)
-{
-	return (a & 0x7fff) == (b & 0x7fff) && model_pkey_valid(a) &&
-	       ((a | b) & 0x8000) != 0;
-}
-
-/* The big-endian value of @n <= 8 bytes at @b. */
-static inline uint64_t model_be(const uint8_t *b, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-/* The header checks: TVer 0, then an opcode of the QP's transport (a UD
- * SEND ONLY, with or without immediate, for SMI, GSI and UD QPs). */
-static inline enum ibk_rx_verdict model_rx_header(unsigned type,
-						  const uint8_t *bth)
-{
-	unsigned op = bth[0];
-	bool datagram = type == IBK_QPT_SMI || type == IBK_QPT_GSI ||
-			type == IBK_QPT_UD;
-
-	if ((bth[1] & 0x0f) != 0)
-		return IBK_RX_DROP_TVER;
-	if (datagram)
-		return op == 0x64 || op == 0x65 ? IBK_RX_ACCEPT :
-		       IBK_RX_DROP_OPCODE;
-	return (op >> 5) == (type == IBK_QPT_RC ? 0u : 1u) ? IBK_RX_ACCEPT :
-	       IBK_RX_DROP_OPCODE;
-}
-
-/* ibk_rx_check(): the caller knows the QP's P_Key; QP1 needs a table. */
-static inline enum ibk_rx_verdict model_rx(unsigned type, uint16_t qp_pkey,
-					   uint32_t qp_qkey,
-					   const uint8_t *bth,
-					   const uint8_t *deth)
-{
-	enum ibk_rx_verdict v;
-
-	if (type > IBK_QPT_UD)
-		return IBK_RX_DROP_MALFORMED;
-	v = model_rx_header(type, bth);
-	if (v != IBK_RX_ACCEPT || type == IBK_QPT_SMI)
-		return v;
-	if (type == IBK_QPT_GSI)
-		return IBK_RX_DROP_NEED_TABLE;
-	if (type == IBK_QPT_UD && !deth)
-		return IBK_RX_DROP_MALFORMED;
-	if (!model_pkey_match(qp_pkey, (uint16_t)model_be(bth + 2, 2)))
-		return IBK_RX_DROP_PKEY;
-	if (type != IBK_QPT_UD || model_be(deth, 4) == qp_qkey)
-		return IBK_RX_ACCEPT;
-	return IBK_RX_DROP_QKEY;
-}
 
 /* ---- The responder's memory-key check, in rxe's order ---- */
 
@@ -402,16 +338,6 @@ static inline int model_pkeys_find_exact(const struct model_pkeys *m,
 	return IBK_ENOENT;
 }
 
-/* QP1: the first entry in table order that admits packet key @pkt. */
-static inline int model_pkeys_first_admitting(const struct model_pkeys *m,
-					      uint16_t pkt)
-{
-	for (uint32_t i = 0; i < m->capacity; i++)
-		if (model_pkey_match(m->e[i], pkt))
-			return (int)i;
-	return -1;
-}
-
 /* ---- GID table ---- */
 
 struct model_gid_entry {
@@ -522,42 +448,14 @@ static inline int model_gids_find(const struct model_gids *m,
 
 /* ---- A port: the receive checks that need its P_Key table ---- */
 
-/*
- * ibk_port_rx() in a receiver's order: the QP type, the header, QP0 (no
- * key, any port state), a DETH for datagram QPs, a readable table, then
- * QP1 against the first entry admitting the packet's key with the GSI
- * Q_Key, or any other QP against the entry at its own P_Key index. *@index
- * gets the index checked against: the QP's own, or QP1's match.
- */
+/* ibk_port_rx() on the port whose P_Key table @m models (port_model.h). */
 static inline enum ibk_rx_verdict
-model_port_rx(const struct model_pkeys *m, const struct ibk_qp_keys *qp,
-	      const uint8_t *bth, const uint8_t *deth, uint16_t *index)
+model_pkeys_port_rx(const struct model_pkeys *m, const struct ibk_qp_keys *qp,
+		    const uint8_t *bth, const uint8_t *deth, uint16_t *index)
 {
-	enum ibk_rx_verdict v;
-	int i;
-
-	*index = qp->pkey_index;
-	if ((unsigned)qp->type > IBK_QPT_UD)
-		return IBK_RX_DROP_MALFORMED;
-	v = model_rx_header(qp->type, bth);
-	if (v != IBK_RX_ACCEPT || qp->type == IBK_QPT_SMI)
-		return v;
-	if (!deth && qp->type != IBK_QPT_RC && qp->type != IBK_QPT_UC)
-		return IBK_RX_DROP_MALFORMED;
-	if (model_read_rc(&m->st) != IBK_OK)
-		return IBK_RX_DROP_PORT;
-	if (qp->type == IBK_QPT_GSI) {
-		i = model_pkeys_first_admitting(m,
-				(uint16_t)model_be(bth + 2, 2));
-		if (i < 0)
-			return IBK_RX_DROP_PKEY;
-		*index = (uint16_t)i;
-		return model_be(deth, 4) == IBK_QKEY_GSI ? IBK_RX_ACCEPT :
-		       IBK_RX_DROP_QKEY;
-	}
-	if (qp->pkey_index >= m->capacity)
-		return IBK_RX_DROP_PKEY_INDEX;
-	return model_rx(qp->type, m->e[qp->pkey_index], qp->qkey, bth, deth);
+	return model_port_rx(m->e, m->capacity,
+			     model_read_rc(&m->st) == IBK_OK, qp, bth, deth,
+			     index);
 }
 
 /* ---- PortInfo's 16-bit violation counters (IBA 14.2.5.6) ---- */

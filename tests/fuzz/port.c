@@ -132,7 +132,7 @@ static void check_rx(struct world *w, struct fz *f)
 	h = pick_headers(f);
 	deth = fz_u8(f) < 0x20 ? NULL : h + IBK_BTH_LEN;
 	v = ibk_port_rx(&w->port, &qp, h, deth);
-	want = model_port_rx(&w->mp, &qp, h, deth, &at);
+	want = model_pkeys_port_rx(&w->mp, &qp, h, deth, &at);
 	FZ_CHECK(v == want, "rx type %u index %u opcode %02x: %s, model %s",
 		 qp.type, qp.pkey_index, h[0], ibk_rx_verdict_name(v),
 		 ibk_rx_verdict_name(want));
@@ -147,7 +147,7 @@ static void check_rx_gsi(struct world *w, struct fz *f)
 	uint8_t *h = pick_headers(f);
 	enum ibk_rx_verdict v = ibk_port_rx_gsi(&w->port, h, h + IBK_BTH_LEN,
 						&index);
-	enum ibk_rx_verdict want = model_port_rx(&w->mp, &gsi, h,
+	enum ibk_rx_verdict want = model_pkeys_port_rx(&w->mp, &gsi, h,
 						 h + IBK_BTH_LEN, &at);
 
 	FZ_CHECK(v == want && (v != IBK_RX_ACCEPT || index == at),
@@ -178,7 +178,7 @@ static void check_burst(struct world *w, struct fz *f, bool mixed)
 	got = mixed ? ibk_port_rx_mixed(&w->port, to, hdrs, verdicts, index, n) :
 	      ibk_port_rx_burst(&w->port, &qps[0], hdrs, verdicts, n);
 	for (i = 0; i < n; i++) {
-		enum ibk_rx_verdict want = model_port_rx(&w->mp, to[i],
+		enum ibk_rx_verdict want = model_pkeys_port_rx(&w->mp, to[i],
 							 blocks[i],
 							 blocks[i] + IBK_BTH_LEN,
 							 &at);

@@ -5,21 +5,17 @@
 # the real /sys/class/infiniband of two soft-RoCE ports. Its P_Keys are
 # compared with the sysfs files themselves, its GIDs, types, state and link
 # layer with what ibv_devinfo -v reports through libibverbs; --pkey verdicts
-# with the port up and down. Unnumbered TAP lines and "# ..." notes.
+# with the port up and down. TAP (tests/lib.sh, beside it in the guest)
+# and "# ..." notes.
 
 ibkeys=${1:?usage: port_check.sh PATH-TO-IBKEYS}
 IP=/usr/sbin/ip
 sysfs=/sys/class/infiniband
 tmp=$(mktemp -d) || exit 2
-failed=0
+. "$(dirname "$0")/lib.sh"
 
-result() {	# result STATUS DESCRIPTION
-	if [ "$1" -eq 0 ]; then
-		echo "ok - port: $2"
-	else
-		echo "not ok - port: $2"
-		failed=$((failed + 1))
-	fi
+result() {	# result STATUS DESCRIPTION: a TAP line of this check
+	tap "$1" "port: $2"
 }
 
 "$ibkeys" port >"$tmp/all" 2>"$tmp/err"
@@ -91,5 +87,4 @@ rc=$?
 result $? "an absent device: exit $rc, $(cat "$tmp/err")"
 
 rm -rf "$tmp"
-[ "$failed" -eq 0 ] && exit 0
-exit 1
+tap_done

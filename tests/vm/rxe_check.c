@@ -37,8 +37,8 @@
  *	ibk_mr_table_check() on the same request; where rxe does otherwise
  *	(a window's range, a misaligned atomic), that is checked as noted.
  *
- * Output: unnumbered TAP lines ("ok - ...", "not ok - ...") and "# ..."
- * lines with the counts; the VM's init runs several of these in a row.
+ * Output: TAP (tests/tap.h) with "# ..." lines giving the counts; the VM's
+ * init runs several of these in a row and counts their "ok" lines.
  * Exit status: 0 every check passed, 1 some failed, 2 could not run.
  */
 #define _GNU_SOURCE		/* setgroups(), if_nametoindex() */
@@ -70,6 +70,7 @@
 #include <infiniband/verbs.h>
 
 #include "ib_tables.h"
+#include "tap.h"
 
 /*
  * The netlink attribute of the kernel's privileged_qkey setting: in the
@@ -96,38 +97,6 @@ _Static_assert(sizeof(union ibv_gid) == sizeof(struct ibk_gid),
  * Reporting
  * ------------------------------------------------------------------------ */
 
-static unsigned checks_passed, checks_failed;
-
-static bool __attribute__((format(printf, 2, 3)))
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (ok)
-		checks_passed++;
-	else
-		checks_failed++;
-	return ok;
-}
-
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
 /* Setup failures: on stderr (the console) and as one failed check. */
 static int __attribute__((format(printf, 1, 2))) cannot_run(const char *fmt, ...)
 {
@@ -138,7 +107,7 @@ static int __attribute__((format(printf, 1, 2))) cannot_run(const char *fmt, ...
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "rxe_check: %s\n", what);
-	check(false, "%s", what);
+	tap_ok(false, "%s", what);
 	return EXIT_CANNOT_RUN;
 }
 
@@ -433,7 +402,7 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 		       CMP_DOWN_AGREES : CMP_DIFFERS;
 	if (np < 0 || ng < 0) {
 		if (verbose)
-			note("  cache answers %s / %s with the port %s",
+			tap_diag("  cache answers %s / %s with the port %s",
 			     ibk_strerror(np), ibk_strerror(ng),
 			     ibv_port_state_str(attr.state));
 		return CMP_DIFFERS;
@@ -447,7 +416,7 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 		if (d->pkeys[i] == d->snap_pkeys[i])
 			continue;
 		if (verbose && diffs++ < 4)
-			note("  pkey[%u]: cache 0x%04x, device 0x%04x", i,
+			tap_diag("  pkey[%u]: cache 0x%04x, device 0x%04x", i,
 			     d->snap_pkeys[i], d->pkeys[i]);
 	}
 	for (i = 0; i < d->gid_len; i++) {
@@ -457,7 +426,7 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 		    (zero || d->gids[i].type == d->snap_gids[i].type))
 			continue;
 		if (verbose && diffs++ < 8)
-			note("  gid[%u]: cache %s, device %s", i,
+			tap_diag("  gid[%u]: cache %s, device %s", i,
 			     gid_text(&d->snap_gids[i].gid, a),
 			     gid_text(&d->gids[i].gid, b));
 		else
@@ -561,10 +530,10 @@ static bool step(struct dev *d, struct cache_stats *st, const char *what,
 	unsigned n;
 	int rc = shell("%s %s", ip_tool(), args);
 
-	if (!check(rc == 0, "cache: `ip %s` (%s)", args, what))
+	if (!tap_ok(rc == 0, "cache: `ip %s` (%s)", args, what))
 		return false;
 	n = settle(d, 5000, 1500, st);
-	return check(n > 0 && st->differs == before.differs,
+	return tap_ok(n > 0 && st->differs == before.differs,
 		     "cache: after `ip %s`: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u), the cache equals a fresh device read after each (%u equal, %u port-down agreements, %u superseded by a later event, %u differ)",
 		     args, n, st->gid_change - before.gid_change,
 		     st->port_err - before.port_err,
@@ -584,7 +553,7 @@ static int check_found_at_device_index(struct dev *d, const struct ibk_gid *gid,
 				       NULL);
 	int dev_index = device_gid_index(d, gid);
 
-	check(found >= 0 && found == dev_index,
+	tap_ok(found >= 0 && found == dev_index,
 	      "cache: %s: find-by-GID %s returns index %d, the kernel's index %d",
 	      when, gid_text(gid, t), found, dev_index);
 	return found;
@@ -628,9 +597,9 @@ static int cmd_cache(const char *devname, const char *netdev)
 		return EXIT_CANNOT_RUN;
 	fcntl(d.ctx->async_fd, F_SETFL,
 	      fcntl(d.ctx->async_fd, F_GETFL) | O_NONBLOCK);
-	note("cache: %s port %d: P_Key table %u, GID table %u entries",
+	tap_diag("cache: %s port %d: P_Key table %u, GID table %u entries",
 	     devname, PORT_NUM, d.pkey_len, d.gid_len);
-	check(compare_with_device(&d, true) == CMP_EQUAL,
+	tap_ok(compare_with_device(&d, true) == CMP_EQUAL,
 	      "cache: the filled cache equals a fresh device read");
 
 	/* IPv6 first: the kernel re-adds IPv4 addresses first when it
@@ -646,13 +615,13 @@ static int cmd_cache(const char *devname, const char *netdev)
 	/* The stale-GID-index hazard: hold the index across a MAC change. */
 	rc = ibk_gid_table_ref_find(&d.port->gids, &v4, IBK_GID_TYPE_ROCE_V2,
 				    &ref4);
-	check(rc == IBK_OK && ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
+	tap_ok(rc == IBK_OK && ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
 	      "cache: reference to %s at index %d taken, fresh",
 	      gid_text(&v4, t), idx4);
 	snprintf(args, sizeof(args), "link set %s address 02:00:00:00:00:a1",
 		 netdev);
 	step(&d, &st, "a new MAC", args);
-	check(!ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
+	tap_ok(!ibk_gid_table_ref_fresh(&d.port->gids, &ref4),
 	      "cache: after the MAC change the reference to index %u reads stale",
 	      (unsigned)ref4.index);
 	new4 = check_found_at_device_index(&d, &v4, "after the MAC change");
@@ -664,20 +633,20 @@ static int cmd_cache(const char *devname, const char *netdev)
 		struct ibk_gid now;
 
 		memcpy(now.raw, ge.gid.raw, 16);
-		note("cache: the kernel moved %s from index %d to %d; index %d now holds %s",
+		tap_diag("cache: the kernel moved %s from index %d to %d; index %d now holds %s",
 		     gid_text(&v4, t), old_at, new4, old_at,
 		     err == ENODATA ? "nothing" : gid_text(&now, t2));
-		check(err == ENODATA || !ibk_gid_equal(&now, &v4),
+		tap_ok(err == ENODATA || !ibk_gid_equal(&now, &v4),
 		      "cache: the old index %d no longer holds the address GID in the kernel: a stale index would address another GID",
 		      old_at);
 	} else {
-		note("cache: the kernel kept %s at index %d across the MAC change",
+		tap_diag("cache: the kernel kept %s at index %d across the MAC change",
 		     gid_text(&v4, t), new4);
 	}
 	if (read_mac(netdev, mac) == 0) {
 		struct ibk_gid mg = ibk_gid_from_mac(mac);
 
-		check(ibk_gid_table_get(&d.port->gids, 0, &e) == IBK_OK &&
+		tap_ok(ibk_gid_table_get(&d.port->gids, 0, &e) == IBK_OK &&
 		      ibk_gid_equal(&e.gid, &mg),
 		      "cache: gid[0] is the new MAC's GID %s",
 		      gid_text(&mg, t));
@@ -697,15 +666,15 @@ static int cmd_cache(const char *devname, const char *netdev)
 					   &ge, 0);
 
 		rc = ibk_gid_table_get(&d.port->gids, (uint32_t)idx6, &e);
-		check(err == ENODATA && rc == IBK_ENOENT,
+		tap_ok(err == ENODATA && rc == IBK_ENOENT,
 		      "cache: the removed address leaves a hole at index %d: the kernel answers %s, the cache %s",
 		      idx6, err == ENODATA ? "ENODATA" : strerror(err),
 		      ibk_strerror(rc));
-		check(ibk_gid_table_find(&d.port->gids, &v6, IBK_GID_TYPE_ANY,
+		tap_ok(ibk_gid_table_find(&d.port->gids, &v6, IBK_GID_TYPE_ANY,
 					 NULL) == IBK_ENOENT,
 		      "cache: find-by-GID of the removed address: IBK_ENOENT");
 	} else {
-		check(false, "cache: the IPv6 address GID was in the table before removal");
+		tap_ok(false, "cache: the IPv6 address GID was in the table before removal");
 	}
 	for (i = 0, moved = 0; i < 64 && (uint32_t)i < d.gid_len; i++) {
 		if (i == idx6 || ibk_gid_is_zero(&before_del[i].gid))
@@ -714,7 +683,7 @@ static int cmd_cache(const char *devname, const char *netdev)
 		    !ibk_gid_equal(&e.gid, &before_del[i].gid))
 			moved++;
 	}
-	check(moved == 0,
+	tap_ok(moved == 0,
 	      "cache: no other GID changed index when the address went (%d moved)",
 	      moved);
 
@@ -723,7 +692,7 @@ static int cmd_cache(const char *devname, const char *netdev)
 	snprintf(args, sizeof(args), "link set %s down", netdev);
 	step(&d, &st, "link down", args);
 	rc = ibk_gid_table_get(&d.port->gids, 0, &e);
-	check(rc == IBK_ENOTREADY && st.port_err > 0,
+	tap_ok(rc == IBK_ENOTREADY && st.port_err > 0,
 	      "cache: link down: PORT_ERR seen (%u), reads answer %s",
 	      st.port_err, ibk_strerror(rc));
 	if (read_gids(&d, d.gids, NULL) == 0) {
@@ -740,24 +709,24 @@ static int cmd_cache(const char *devname, const char *netdev)
 			snprintf(list + len, sizeof(list) - len, " [%u] %s", j,
 				 gid_text(&d.gids[j].gid, t));
 		}
-		note("cache: while the link is down the kernel's table holds %u GIDs:%s",
+		tap_diag("cache: while the link is down the kernel's table holds %u GIDs:%s",
 		     left, list);
 	}
 	snprintf(args, sizeof(args), "link set %s up", netdev);
 	step(&d, &st, "link up", args);
-	check(st.port_active > 0 && compare_with_device(&d, true) == CMP_EQUAL,
+	tap_ok(st.port_active > 0 && compare_with_device(&d, true) == CMP_EQUAL,
 	      "cache: link up: PORT_ACTIVE seen (%u), cache equals the device",
 	      st.port_active);
 	check_found_at_device_index(&d, &v4, "after the link flap");
 
-	note("cache: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u, other %u); %u comparisons: %u equal, %u port-down agreements, %u superseded, %u differ; %u refills, %u refused (IBK_ESTALE) and redone; %.1f s",
+	tap_diag("cache: %u events (GID_CHANGE %u, PORT_ERR %u, PORT_ACTIVE %u, other %u); %u comparisons: %u equal, %u port-down agreements, %u superseded, %u differ; %u refills, %u refused (IBK_ESTALE) and redone; %.1f s",
 	     st.events, st.gid_change, st.port_err, st.port_active, st.other,
 	     st.compared, st.equal, st.down_agrees, st.superseded, st.differs,
 	     d.refills, d.refills_refused, now_s() - t0);
-	check(st.differs == 0 && st.compared == st.events,
+	tap_ok(st.differs == 0 && st.compared == st.events,
 	      "cache: %u of %u comparisons after events agree with the device",
 	      st.equal + st.down_agrees + st.superseded, st.compared);
-	return checks_failed ? 1 : 0;
+	return tap_done();
 }
 
 /* ------------------------------------------------------------------------
@@ -906,7 +875,7 @@ static int cmd_gids(const char *devname, const char *netdev)
 	if (err)
 		return cannot_run("ibv_query_gid_ex: %s", strerror(err));
 
-	check(ibk_gid_equal(&table[0].gid, &want[0].gid),
+	tap_ok(ibk_gid_equal(&table[0].gid, &want[0].gid),
 	      "gids: gid[0] %s is the GID the library derives from the %s",
 	      gid_text(&table[0].gid, t), want[0].from);
 	for (i = 0; i < d.gid_len; i++) {
@@ -923,7 +892,7 @@ static int cmd_gids(const char *devname, const char *netdev)
 			want[k].seen++;
 			ok = table[i].type == IBK_GID_TYPE_ROCE_V2 &&
 			     ifindex[i] == netdev_index;
-			note("gids:   [%u] %s RoCE v%d ifindex %u <- %s", i,
+			tap_diag("gids:   [%u] %s RoCE v%d ifindex %u <- %s", i,
 			     gid_text(&table[i].gid, t),
 			     table[i].type == IBK_GID_TYPE_ROCE_V2 ? 2 : 1,
 			     ifindex[i], want[k].from);
@@ -932,7 +901,7 @@ static int cmd_gids(const char *devname, const char *netdev)
 			break;
 		}
 		if (k == n)
-			note("gids:   [%u] %s: derived from nothing on %s", i,
+			tap_diag("gids:   [%u] %s: derived from nothing on %s", i,
 			     gid_text(&table[i].gid, t), netdev);
 		matched += ok;
 		/* sysfs, where `ibkeys port` reads, says the same */
@@ -947,21 +916,21 @@ static int cmd_gids(const char *devname, const char *netdev)
 	for (k = 0; k < n; k++)
 		if (want[k].seen != 1) {
 			missing++;
-			note("gids: %s (%s) appears %u times in the kernel's table",
+			tap_diag("gids: %s (%s) appears %u times in the kernel's table",
 			     gid_text(&want[k].gid, t), want[k].from,
 			     want[k].seen);
 		}
-	note("gids: kernel %u entries, library derived %u (MAC 1, IPv4 %u, IPv6 %u): %u equal, %u derived but absent or repeated",
+	tap_diag("gids: kernel %u entries, library derived %u (MAC 1, IPv4 %u, IPv6 %u): %u equal, %u derived but absent or repeated",
 	     entries, n, v4, v6, matched, missing);
-	check(matched == entries && missing == 0 && entries == n,
+	tap_ok(matched == entries && missing == 0 && entries == n,
 	      "gids: every kernel entry is one the library derives from %s's MAC and addresses, RoCE v2 on %s, and every derived GID is there once (%u of %u)",
 	      netdev, netdev, matched, entries);
-	check(sysfs_ok == entries,
+	tap_ok(sysfs_ok == entries,
 	      "gids: sysfs gids/N (full form of ibk_gid_ntop_full), gid_attrs/types/N and gid_attrs/ndevs/N agree for %u of %u entries",
 	      sysfs_ok, entries);
 	free(table);
 	free(ifindex);
-	return checks_failed ? 1 : 0;
+	return tap_done();
 }
 
 /* ------------------------------------------------------------------------
@@ -1292,7 +1261,7 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 
 	if ((!c->unprivileged && set_qkey(s->qp, c->send_qkey)) ||
 	    (!c->to_qp1 && set_qkey(r->qp, c->recv_qkey))) {
-		check(false, "ud: %s: set the QPs' Q_Keys: %s", c->what,
+		tap_ok(false, "ud: %s: set the QPs' Q_Keys: %s", c->what,
 		      strerror(errno));
 		return;
 	}
@@ -1316,12 +1285,12 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 		send_ok = ud_send(s->qp, s->cq, s->mr, s->buf, ah, qpn,
 				  c->wr_qkey, n) == 0;
 	if (!send_ok) {
-		check(false, "ud: %s: the send completes", c->what);
+		tap_ok(false, "ud: %s: the send completes", c->what);
 		return;
 	}
 	tl->sent++;
 	if (!capture_ud(cap, qpn, now_s() + 3, hdr)) {
-		check(false, "ud: %s: the packet reaches the receiver's netdev",
+		tap_ok(false, "ud: %s: the packet reaches the receiver's netdev",
 		      c->what);
 		return;
 	}
@@ -1398,7 +1367,7 @@ static void ud_one(struct ud_end *s, struct ud_end *r, struct ibv_ah *ah,
 	tl->verdict_agree += lib == kern;
 	tl->counter_agree += (uint32_t)(lib_after - lib_before) ==
 			     after - before;
-	check(wire_explained && ibk_bth_pkey(hdr) == ibk_bth_pkey(want_bth) &&
+	tap_ok(wire_explained && ibk_bth_pkey(hdr) == ibk_bth_pkey(want_bth) &&
 	      lib == kern && (uint32_t)(lib_after - lib_before) == after - before,
 	      "ud: %s: QP 0x%08x WR 0x%08x -> wire Q_Key 0x%08x P_Key 0x%04x (%s: 0x%08x); at QP%s %u (0x%08x): library %s, kernel %s (%s, rcvd_pkts +%u, qkey_viol_cntr %u -> %u, library's counter +%u)",
 	      c->what, c->send_qkey, c->wr_qkey, wire, ibk_bth_pkey(hdr),
@@ -1453,23 +1422,23 @@ static int cmd_ud(const char *send_dev, const char *recv_dev,
 	 * QKeyViolations reaches user space through ibv_query_port() only. */
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%d/counters",
 		 recv_dev, PORT_NUM);
-	note("ud: %s: %s; qkey_viol_cntr read with ibv_query_port()", path,
+	tap_diag("ud: %s: %s; qkey_viol_cntr read with ibv_query_port()", path,
 	     access(path, F_OK) == 0 ? "present" :
 	     "absent (rxe has no PMA counters; hw_counters has no Q_Key counter)");
-	note("ud: %s QP %u (GID index %d, %s) -> %s QP %u and QP1 (%s), captured on %s",
+	tap_diag("ud: %s QP %u (GID index %d, %s) -> %s QP %u and QP1 (%s), captured on %s",
 	     send_dev, s.qp->qp_num, sidx, UD_SEND_ADDR, recv_dev,
 	     r.qp->qp_num, UD_RECV_ADDR, recv_netdev);
 	for (i = 0; i < N_UD_CASES; i++)
 		ud_one(&s, &r, ah, &aa, cap, i, &tl);
-	note("ud: %zu cases, %u sent, %u captured; send side: wire Q_Key as ibk_qkey_select() %u, the WR's controlled key sent as is %u; receive: library and kernel verdicts agree %u (kernel accepted %u, dropped %u for the Q_Key), violation counters agree %u; %.1f s",
+	tap_diag("ud: %zu cases, %u sent, %u captured; send side: wire Q_Key as ibk_qkey_select() %u, the WR's controlled key sent as is %u; receive: library and kernel verdicts agree %u (kernel accepted %u, dropped %u for the Q_Key), violation counters agree %u; %.1f s",
 	     N_UD_CASES, tl.sent, tl.captured, tl.select_agree, tl.wr_as_is,
 	     tl.verdict_agree, tl.kernel_accept, tl.kernel_drop,
 	     tl.counter_agree, now_s() - t0);
-	check(tl.verdict_agree == N_UD_CASES && tl.counter_agree == N_UD_CASES,
+	tap_ok(tl.verdict_agree == N_UD_CASES && tl.counter_agree == N_UD_CASES,
 	      "ud: the library's receive verdict on each captured packet is the kernel's (%u of %zu), and so is its Q_Key violation count",
 	      tl.verdict_agree, N_UD_CASES);
 	close(cap);
-	return checks_failed ? 1 : 0;
+	return tap_done();
 }
 
 /* ------------------------------------------------------------------------
@@ -1633,7 +1602,7 @@ static int cmd_qkey(const char *devname)
 	unsigned lib_agree_iba = 0, lib_agree_policy = 0, kernel_as_promised = 0;
 	unsigned total = 0, refused_unpriv = 0;
 
-	note("qkey: the kernel's privileged-qkey setting (rdma netlink): %s",
+	tap_diag("qkey: the kernel's privileged-qkey setting (rdma netlink): %s",
 	     mode0 >= 0 ? (mode0 ? "on" : "off") : strerror(-mode0));
 	for (m = 0; m < 2; m++) {
 		mode = mode0;
@@ -1641,7 +1610,7 @@ static int cmd_qkey(const char *devname)
 			if (mode0 < 0)
 				break;
 			mode = privileged_qkey_mode(1);
-			if (!check(mode == 1,
+			if (!tap_ok(mode == 1,
 				   "qkey: `privileged-qkey on` over rdma netlink: %s",
 				   mode < 0 ? strerror(-mode) : "set"))
 				break;
@@ -1652,7 +1621,7 @@ static int cmd_qkey(const char *devname)
 			bool priv = uids[u] == 0;
 
 			rc = qkey_run(devname, uids[u], res);
-			if (!check(rc == 0, "qkey: QPs of %s as uid %u", devname,
+			if (!tap_ok(rc == 0, "qkey: QPs of %s as uid %u", devname,
 				   (unsigned)uids[u]))
 				continue;
 			for (i = 0; i < 2 * N_PRIV_KEYS; i++) {
@@ -1672,7 +1641,7 @@ static int cmd_qkey(const char *devname)
 				agree += kernel_ok ==
 					 ibk_qkey_may_set(k, priv || mode == 1);
 				if (i < N_PRIV_KEYS || res[i] != res[i - N_PRIV_KEYS])
-					note("qkey:   uid %u, privileged-qkey %s, 0x%08x at %s: kernel %s, ibk_qkey_may_set(key, %s) %s",
+					tap_diag("qkey:   uid %u, privileged-qkey %s, 0x%08x at %s: kernel %s, ibk_qkey_may_set(key, %s) %s",
 					     (unsigned)uids[u], mode ? "on" : "off", k,
 					     i < N_PRIV_KEYS ? "RESET->INIT" : "RTS",
 					     kernel_ok ? "accepts" : strerror(res[i]),
@@ -1681,7 +1650,7 @@ static int cmd_qkey(const char *devname)
 			}
 			if (!priv && mode == 0)
 				refused_unpriv += refused;
-			check(agree == 2 * N_PRIV_KEYS,
+			tap_ok(agree == 2 * N_PRIV_KEYS,
 			      "qkey: uid %u, privileged-qkey %s: the kernel accepts %u and refuses %u of %zu modifies (QP creation and RTS), each as ibk_qkey_may_set(key, %s) says",
 			      (unsigned)uids[u], mode ? "on" : "off",
 			      2 * (unsigned)N_PRIV_KEYS - refused, refused,
@@ -1692,16 +1661,16 @@ static int cmd_qkey(const char *devname)
 		}
 	}
 	if (mode0 >= 0 && mode0 != privileged_qkey_mode(-1))
-		check(privileged_qkey_mode(mode0) == mode0,
+		tap_ok(privileged_qkey_mode(mode0) == mode0,
 		      "qkey: privileged-qkey set back to %s",
 		      mode0 ? "on" : "off");
-	note("qkey: %u modifies: the kernel did as its setting promises %u, agreed with ibk_qkey_may_set(key, uid == 0) %u, with ibk_qkey_may_set(key, uid == 0 || privileged-qkey on) %u; an unprivileged caller was refused %u controlled keys (EPERM)",
+	tap_diag("qkey: %u modifies: the kernel did as its setting promises %u, agreed with ibk_qkey_may_set(key, uid == 0) %u, with ibk_qkey_may_set(key, uid == 0 || privileged-qkey on) %u; an unprivileged caller was refused %u controlled keys (EPERM)",
 	     total, kernel_as_promised, lib_agree_iba, lib_agree_policy,
 	     refused_unpriv);
-	check(kernel_as_promised == total,
+	tap_ok(kernel_as_promised == total,
 	      "qkey: the kernel refuses controlled Q_Keys to uid 65534 with EPERM exactly when privileged-qkey is off (%u of %u)",
 	      kernel_as_promised, total);
-	return checks_failed ? 1 : 0;
+	return tap_done();
 }
 
 /* ------------------------------------------------------------------------
@@ -1970,7 +1939,7 @@ static int mem_setup(struct mem_env *e, const char *dev_a, const char *dev_b)
 		return cannot_run("mem: connect an RC pair: %s", strerror(errno));
 	if (mem_bind(e, (uintptr_t)e->buf_all + 0x400, 0x400))
 		return cannot_run("mem: bind the type 2 window (rxe_bind_mw)");
-	note("mem: %s QP -> %s; MRs 0x%08x (all), 0x%08x (read only), "
+	tap_diag("mem: %s QP -> %s; MRs 0x%08x (all), 0x%08x (read only), "
 	     "0x%08x (another PD); type 2 window 0x%08x on QP %u over "
 	     "[+0x400, +0x800) of the first; table of %u objects",
 	     dev_a, dev_b, e->mr_all->rkey, e->mr_ro->rkey, e->mr_pd2->rkey,
@@ -2106,7 +2075,7 @@ static void mem_one(struct mem_env *e, const struct mem_case *c,
 
 	if (c->va && !mem_wrap_is_safe()) {
 		t->skipped++;
-		note("mem: %s: not run on this kernel: its u64 range test "
+		tap_diag("mem: %s: not run on this kernel: its u64 range test "
 		     "would write out of bounds", c->what);
 		return;
 	}
@@ -2125,7 +2094,7 @@ static void mem_one(struct mem_env *e, const struct mem_case *c,
 		qa = e->mw_qp_a;
 		qb = e->mw_qp_b;
 	} else if (mem_pair(e, &qa, &qb)) {
-		check(false, "mem: %s: connect an RC pair", c->what);
+		tap_ok(false, "mem: %s: connect an RC pair", c->what);
 		mem_unpair(qa, qb);
 		return;
 	}
@@ -2162,27 +2131,27 @@ static void mem_one(struct mem_env *e, const struct mem_case *c,
 		bool as_noted = posted != 0 && v != IBK_MEM_OK;
 
 		t->differ_as_noted += as_noted;
-		check(as_noted, "mem: %s: library %s (NAK 0x%02x), "
+		tap_ok(as_noted, "mem: %s: library %s (NAK 0x%02x), "
 		      "ibv_post_send %s: %s", c->what, ibk_mem_verdict_name(v),
 		      ibk_mem_verdict_nak(v), posted ? strerror(posted) :
 		      "accepted it", c->why);
 	} else if (posted) {
-		check(false, "mem: %s: ibv_post_send: %s", c->what,
+		tap_ok(false, "mem: %s: ibv_post_send: %s", c->what,
 		      strerror(posted));
 	} else if (!mem_wait(e->cq_a, &wc)) {
-		check(false, "mem: %s: no completion in %.0f s", c->what,
+		tap_ok(false, "mem: %s: no completion in %.0f s", c->what,
 		      MEM_WAIT_S);
 	} else if (c->expect == KERNEL_GRANTS) {
 		bool as_noted = v != IBK_MEM_OK && wc.status == IBV_WC_SUCCESS;
 
 		t->differ_as_noted += as_noted;
-		check(as_noted, "mem: %s: library %s (NAK 0x%02x), kernel %s: "
+		tap_ok(as_noted, "mem: %s: library %s (NAK 0x%02x), kernel %s: "
 		      "%s", c->what, ibk_mem_verdict_name(v),
 		      ibk_mem_verdict_nak(v), ibv_wc_status_str(wc.status),
 		      c->why);
 	} else {
 		t->agree += (int)wc.status == (int)want;
-		check((int)wc.status == (int)want,
+		tap_ok((int)wc.status == (int)want,
 		      "mem: %s: library %s (NAK 0x%02x), requester completes "
 		      "%s as the library says", c->what,
 		      ibk_mem_verdict_name(v), ibk_mem_verdict_nak(v),
@@ -2214,7 +2183,7 @@ static void mem_teardown(struct mem_env *e)
 	t2 = now_s();
 	ibv_close_device(e->a.ctx);
 	ibv_close_device(e->b.ctx);
-	note("mem: teardown: window and its pair %.1f s, regions, domains "
+	tap_diag("mem: teardown: window and its pair %.1f s, regions, domains "
 	     "and queues %.1f s, devices %.1f s", t1 - t0, t2 - t1,
 	     now_s() - t2);
 }
@@ -2232,11 +2201,11 @@ static int cmd_mem(const char *dev_a, const char *dev_b)
 	memset(&t, 0, sizeof(t));
 	for (i = 0; i < N_MEM_CASES; i++)
 		mem_one(&e, &mem_cases[i], &t);
-	note("mem: %u requests, %u completed as the library says, %u where rxe "
+	tap_diag("mem: %u requests, %u completed as the library says, %u where rxe "
 	     "differs as noted, %u not run; %.1f s", t.run, t.agree,
 	     t.differ_as_noted, t.skipped, now_s() - t0);
 	mem_teardown(&e);
-	return checks_failed ? 1 : 0;
+	return tap_done();
 }
 
 /* ------------------------------------------------------------------------
