@@ -637,7 +637,7 @@ struct ibk__pkey_filter {
 };
 
 /* The filter of a valid own key; an invalid one is the caller's to shut
- * (ibk__pkey_filter() below; ibk_rx_ud_burst() uses a spare bit). */
+ * (ibk__pkey_filter_make() below; ibk_rx_ud_burst() uses a spare bit). */
 static inline struct ibk__pkey_filter ibk__pkey_filter_valid(ibk_pkey_t own)
 {
 	struct ibk__pkey_filter f;
@@ -650,7 +650,7 @@ static inline struct ibk__pkey_filter ibk__pkey_filter_valid(ibk_pkey_t own)
 	return f;
 }
 
-static inline struct ibk__pkey_filter ibk__pkey_filter(ibk_pkey_t own)
+static inline struct ibk__pkey_filter ibk__pkey_filter_make(ibk_pkey_t own)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_valid(own);
 	unsigned valid = ibk_pkey_is_valid(own);
@@ -708,7 +708,7 @@ static inline size_t ibk__pkey_match_burst_scalar(ibk_pkey_t qp_pkey,
 						  const ibk_pkey_t *pkt_pkeys,
 						  uint8_t *match, size_t n)
 {
-	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
 	size_t whole = n - n % 16;	/* see ibk__count_zero() */
 	size_t count = 0;
 	size_t i = 0;
@@ -736,7 +736,7 @@ static inline size_t ibk__pkey_match_burst_vector(ibk_pkey_t qp_pkey,
 						  const ibk_pkey_t *pkt_pkeys,
 						  uint8_t *match, size_t n)
 {
-	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
 	size_t whole = n - n % 16;
 
 	return ibk__vec_match16(pkt_pkeys, f.mask, f.want, match, whole) +
@@ -2358,8 +2358,8 @@ struct ibk__rx_ud_keys {
  * UD SEND or has a TVer, not a P_Key violation. */
 #define IBK__RX_UD_HEADER_BITS	0x0ffeu
 
-static inline struct ibk__rx_ud_keys ibk__rx_ud_keys(ibk_pkey_t qp_pkey,
-						     ibk_qkey_t qp_qkey)
+static inline struct ibk__rx_ud_keys
+ibk__rx_ud_keys_make(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_valid(qp_pkey);
 	struct ibk__rx_ud_keys k;
@@ -2431,7 +2431,7 @@ static inline size_t ibk__rx_ud_burst_scalar(ibk_pkey_t qp_pkey,
 					     const void *const *hdrs,
 					     uint8_t *verdicts, size_t n)
 {
-	struct ibk__rx_ud_keys k = ibk__rx_ud_keys(qp_pkey, qp_qkey);
+	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
 
 	if (ibk__rx_ud_range(k, hdrs, verdicts, 0, n) & IBK__RX_UD_HEADER_BITS)
 		ibk__rx_ud_header_drops(hdrs, verdicts, n);
@@ -2450,7 +2450,7 @@ static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
 					     const void *const *hdrs,
 					     uint8_t *verdicts, size_t n)
 {
-	struct ibk__rx_ud_keys k = ibk__rx_ud_keys(qp_pkey, qp_qkey);
+	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
 	size_t whole = n - n % 16;
 	bool odd_header;
 	size_t accepted = ibk__vec_rx_words(hdrs, verdicts, whole, k.head_mask,
@@ -3371,7 +3371,7 @@ ibk_mr_fast_reg(struct ibk_mem_attr *mr, uint32_t qp_pd,
 }
 
 /* A bind work request (IBV_WR_BIND_MW, or ibv_bind_mw() for type 1). */
-struct ibk_mw_bind {
+struct ibk_mw_bind_wr {
 	uint64_t addr;		/* where the window starts in the MR */
 	uint64_t length;	/* 0 unbinds a type 1 window */
 	ibk_rkey_t mw_rkey;	/* the window's current key */
@@ -3395,7 +3395,7 @@ struct ibk_mw_bind {
 static inline enum ibk_memop_verdict
 ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
 			const struct ibk_mem_attr *mr,
-			const struct ibk_mw_bind *wr)
+			const struct ibk_mw_bind_wr *wr)
 {
 	if (mr->pd != mw->pd)		/* "Check PDs for memory window binds" */
 		return IBK_MEMOP_ERR_MR_PD;
@@ -3432,7 +3432,7 @@ ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
-		  const struct ibk_mw_bind *wr)
+		  const struct ibk_mw_bind_wr *wr)
 {
 	if (mw->state == IBK_MEM_INVALID || mw->rkey != wr->mw_rkey)
 		return IBK_MEMOP_ERR_KEY;
@@ -3470,7 +3470,7 @@ ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
-	    struct ibk_mem_attr *old_mr, const struct ibk_mw_bind *wr)
+	    struct ibk_mem_attr *old_mr, const struct ibk_mw_bind_wr *wr)
 {
 	enum ibk_memop_verdict v = ibk_mw_bind_check(mw, mr, wr);
 

@@ -674,7 +674,7 @@ enum ibk_port_state {
  * numbered as enum ibv_event_type so a verbs event loop can pass
  * event.event_type straight through. What ibk_port_event() does:
  */
-enum ibk_port_event {
+enum ibk_event_type {
 	IBK_EVENT_DEVICE_FATAL = 8,	/* both: DOWN, awaiting refill */
 	IBK_EVENT_PORT_ACTIVE = 9,	/* both: ACTIVE, awaiting refill */
 	IBK_EVENT_PORT_ERR = 10,	/* both: DOWN, awaiting refill */
@@ -2990,10 +2990,10 @@ static inline int ibk_port_set_state(struct ibk_port *port,
  * unless it is ARMED or ACTIVE (ibv_query_pkey(3)), and the Linux core's
  * cache re-reads on it too, as on LID_CHANGE, CLIENT_REREGISTER and (older
  * kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for NULL @port or an event
- * outside enum ibk_port_event.
+ * outside enum ibk_event_type.
  */
 static inline int ibk_port_event(struct ibk_port *port,
-				 enum ibk_port_event event)
+				 enum ibk_event_type event)
 {
 	/* Per event from DEVICE_FATAL on: the new state << 4 (0: keep it),
 	 * 1 for the P_Key table awaiting a refill, 2 for the GID table; 0
@@ -3253,8 +3253,8 @@ struct ibk__keyed_filter {
 	uint32_t pad;		/* 16 bytes: one shift indexes the table */
 };
 
-static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
-							 ibk_pkey_t entry)
+static inline struct ibk__keyed_filter
+ibk__keyed_filter_make(unsigned kind, ibk_pkey_t entry)
 {
 	/* per kind (RC, UC, UD): the header half, the full bit wanted and
 	 * the whole P_Key taken; then the entry's base wanted, and a full
@@ -3281,7 +3281,7 @@ static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
  * as far as a burst needs it, with no branch: a burst to many QPs mixes types,
  * opcodes and drops at random, which a branch mispredicts.
  * IBK_RX_ACCEPT, IBK_RX_DROP_QKEY (UD only), or IBK_RX_DROP_PKEY for a
- * packet that fails the P_Key or the header (ibk__keyed_filter());
+ * packet that fails the P_Key or the header (ibk__keyed_filter_make());
  * *@heads gets the header bits that failed ORed in, and the caller
  * re-checks those packets, a rare case: a QP is sent what its type
  * receives. The Q_Key at @bth + IBK_BTH_LEN is read for every packet (a
@@ -3294,7 +3294,7 @@ static inline unsigned ibk__port_verdict_keyed(unsigned kind,
 					       const uint8_t *bth,
 					       uint32_t *heads)
 {
-	struct ibk__keyed_filter f = ibk__keyed_filter(kind, entry);
+	struct ibk__keyed_filter f = ibk__keyed_filter_make(kind, entry);
 	uint32_t miss = (ibk__load_be32(bth) ^ f.want) & f.mask;
 	uint32_t qkey_miss = (ibk__load_be32(bth + IBK_BTH_LEN) ^ qkey) &
 			     f.qkey_mask;
@@ -3420,9 +3420,9 @@ static inline __m256i ibk__avx2_entries(const struct ibk_pkey_cell *cells,
  * from the scalar table, with the entry's part left out (entry 0). */
 #define IBK__AVX2_FILTERS(field, kind)					\
 	_mm256_permutevar8x32_epi32(_mm256_setr_epi32(			\
-		(int)ibk__keyed_filter(0, 0).field,			\
-		(int)ibk__keyed_filter(1, 0).field,			\
-		(int)ibk__keyed_filter(2, 0).field, 0, 0, 0, 0, 0), (kind))
+		(int)ibk__keyed_filter_make(0, 0).field,			\
+		(int)ibk__keyed_filter_make(1, 0).field,			\
+		(int)ibk__keyed_filter_make(2, 0).field, 0, 0, 0, 0, 0), (kind))
 
 /*
  * ibk__port_burst_keyed_scalar() on the 8 packets of @hdrs[0..3] and
@@ -4229,7 +4229,7 @@ static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
  * Returns as ibk_mr_table_register().
  */
 static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
-				    const struct ibk_mw_bind *wr)
+				    const struct ibk_mw_bind_wr *wr)
 {
 	struct ibk_mem_attr *mw, *mr = NULL, *old_mr = NULL;
 	struct ibk__mr_txn x;

@@ -76,7 +76,7 @@ static void add_object(struct mem *m, struct bench_rng *r, uint32_t i)
 	o->live = 1;
 	o->valid = 1;
 	if (kind < 2) {		/* bound to itself: its own "MR" range */
-		struct ibk_mw_bind wr;
+		struct ibk_mw_bind_wr wr;
 		struct ibk_mem_attr mr = a;
 
 		/* each window gets an MR of its own past the objects */

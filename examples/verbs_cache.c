@@ -173,7 +173,7 @@ static const char *gid_type_name(enum ibk_gid_type type)
 
 /* The async events that change what a port's tables hold. */
 static bool port_event_from_verbs(enum ibv_event_type type,
-				  enum ibk_port_event *out)
+				  enum ibk_event_type *out)
 {
 	switch (type) {
 	case IBV_EVENT_PORT_ACTIVE:
@@ -571,7 +571,7 @@ static void device_fatal(struct device_cache *d)
 static int handle_event(struct device_cache *d,
 			const struct ibv_async_event *ev)
 {
-	enum ibk_port_event kind;
+	enum ibk_event_type kind;
 	unsigned num = (unsigned)ev->element.port_num;
 	struct port_cache *p;
 	int rc;

@@ -1177,9 +1177,9 @@ static struct ibk_mem_attr new_window(enum ibk_mem_kind kind)
 	return w;
 }
 
-static struct ibk_mw_bind bind_wr(void)
+static struct ibk_mw_bind_wr bind_wr(void)
 {
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.mw_rkey = MW_KEY;
@@ -1305,7 +1305,7 @@ static const struct bind_case bind_cases[] = {
 static enum ibk_memop_verdict run_bind_case(const struct bind_case *c,
 					    struct ibk_mem_attr *w,
 					    struct ibk_mem_attr *mr,
-					    struct ibk_mw_bind *wr,
+					    struct ibk_mw_bind_wr *wr,
 					    bool *mr_null)
 {
 	*w = new_window(c->kind);
@@ -1381,7 +1381,7 @@ static void test_bind(void)
 {
 	size_t i, n = sizeof(bind_cases) / sizeof(bind_cases[0]);
 	struct ibk_mem_attr w, mr, w_before, mr_before;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	struct req q;
 	bool mr_null;
 
@@ -1477,7 +1477,7 @@ static void test_window_in_mr(void)
 {
 	static const uint64_t outside[] = { 0x20800, 0x90000, 0x800 };
 	struct ibk_mem_attr mr = bindable_mr(), w, before;
-	struct ibk_mw_bind wr = bind_wr();
+	struct ibk_mw_bind_wr wr = bind_wr();
 	struct req q;
 	unsigned i, bound = 0;
 
@@ -1551,7 +1551,7 @@ static void test_invalidate(void)
 	struct ibk_mem_attr w1 = new_window(IBK_MEM_MW1);
 	struct ibk_mem_attr w2 = new_window(IBK_MEM_MW2);
 	struct ibk_mem_attr mr = bindable_mr(), fast = good_mr(), next;
-	struct ibk_mw_bind wr = bind_wr();
+	struct ibk_mw_bind_wr wr = bind_wr();
 	const struct ibk_mem_qp q_self = { IBK_QPT_RC, QPN, PD,
 					   IBK_ACCESS_REMOTE };
 	ibk_rkey_t k;

@@ -159,7 +159,7 @@ static bool same_attr(const struct ibk_mem_attr *a,
 static int bind_window(uint32_t i, ibk_rkey_t mw_rkey,
 		       const struct ibk_mem_attr *next)
 {
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.mw_rkey = mw_rkey;

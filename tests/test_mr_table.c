@@ -140,7 +140,7 @@ static int model_fast_reg(uint32_t pd, const struct ibk_mem_attr *next)
 	return (int)v;
 }
 
-static int model_bind(const struct ibk_mw_bind *wr)
+static int model_bind(const struct ibk_mw_bind_wr *wr)
 {
 	uint32_t w = ibk_rkey_index(wr->mw_rkey);
 	uint32_t m = ibk_rkey_index(wr->mr_lkey);
@@ -227,7 +227,7 @@ static void random_attr(struct ibk_mem_attr *a)
 	a->qpn = (uint32_t)test_rng64();	/* registration clears it */
 }
 
-static void random_bind(struct ibk_mw_bind *wr)
+static void random_bind(struct ibk_mw_bind_wr *wr)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->mw_rkey = random_key();
@@ -273,7 +273,7 @@ static void test_random_ops(void)
 	for (i = 0; i < OPS; i++) {
 		unsigned op = test_rng_below(6);
 		struct ibk_mem_attr a;
-		struct ibk_mw_bind wr;
+		struct ibk_mw_bind_wr wr;
 		uint32_t before = count_now(), after;
 		ibk_rkey_t key;
 		int want, got;
@@ -485,7 +485,7 @@ static void test_checks(void)
 		ok += want_ok;
 		/* the table keeps changing between bursts */
 		if (i % 4 == 0) {
-			struct ibk_mw_bind wr;
+			struct ibk_mw_bind_wr wr;
 
 			struct ibk_mem_attr next = model[i % CAP];
 			ibk_rkey_t key = next.rkey;
@@ -510,7 +510,7 @@ static void test_checks(void)
 static void test_scenario(void)
 {
 	struct ibk_mem_attr mr, mw, next;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	struct ibk_mr_ref ref, wref;
 	uint8_t pkt[IBK_BTH_LEN + IBK_ATOMICETH_LEN];
 	struct ibk_mem_qp qp;
@@ -702,7 +702,7 @@ static enum ibk_mem_verdict read_at(uint64_t va, ibk_rkey_t rkey)
 static void test_window_region_moves(void)
 {
 	struct ibk_mem_attr mr, mw, next;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	ibk_mr_table_init(&table, cells, CAP);
 	memset(&mr, 0, sizeof(mr));

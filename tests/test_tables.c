@@ -1082,7 +1082,7 @@ static void test_gid_runs(void)
  * ------------------------------------------------------------------------ */
 
 struct event_case {
-	enum ibk_port_event event;
+	enum ibk_event_type event;
 	const char *name;
 	int pkey_read;		/* what a P_Key read returns after it */
 	int gid_read;
@@ -1155,8 +1155,8 @@ static void test_events(void)
 			       "%s: the refill ends the stale window", c->name);
 	}
 	port_setup(2, 2, 1);
-	tap_ok(ibk_port_event(&port, (enum ibk_port_event)0) == IBK_EINVAL &&
-	       ibk_port_event(&port, (enum ibk_port_event)14) == IBK_EINVAL &&
+	tap_ok(ibk_port_event(&port, (enum ibk_event_type)0) == IBK_EINVAL &&
+	       ibk_port_event(&port, (enum ibk_event_type)14) == IBK_EINVAL &&
 	       ibk_port_event(NULL, IBK_EVENT_PORT_ERR) == IBK_EINVAL,
 	       "events outside the enum and a NULL port: IBK_EINVAL");
 	tap_ok(ibk_pkey_table_invalidate(&port.pkeys) == IBK_OK &&
@@ -2174,7 +2174,7 @@ static void apply_change(const struct change *ch)
 {
 	switch (ch->kind) {
 	case CH_EVENT:
-		ibk_port_event(&port, (enum ibk_port_event)ch->arg);
+		ibk_port_event(&port, (enum ibk_event_type)ch->arg);
 		break;
 	case CH_PORT_STATE:
 		ibk_port_set_state(&port, (enum ibk_port_state)ch->arg);
@@ -2469,7 +2469,7 @@ static void bounce_apply(int kind, int arg)
 	if (kind == 0)
 		ibk_port_set_state(&port, (enum ibk_port_state)arg);
 	else if (kind == 1)
-		ibk_port_event(&port, (enum ibk_port_event)arg);
+		ibk_port_event(&port, (enum ibk_event_type)arg);
 	else {
 		ibk_pkey_table_set_state(&port.pkeys,
 					 (enum ibk_port_state)arg);

@@ -1817,7 +1817,7 @@ static int md_lib(struct ibk_port *p, const struct md_op *op)
 	case OP_GID_INVAL:
 		return ibk_gid_table_invalidate(&p->gids);
 	default:
-		return ibk_port_event(p, (enum ibk_port_event)op->event);
+		return ibk_port_event(p, (enum ibk_event_type)op->event);
 	}
 }
 

@@ -98,7 +98,7 @@ static struct ibk_mem_attr *at(struct ibk_mem_attr *c, uint32_t cap,
  * the array, kept if it allows the operation. Returns the table's code. */
 static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 		    const struct ibk_mem_attr *attr, uint32_t qp_pd,
-		    const struct ibk_mw_bind *wr)
+		    const struct ibk_mw_bind_wr *wr)
 {
 	struct ibk_mem_attr c[CAP_MAX], *o, *mr = NULL, *old = NULL;
 	enum ibk_memop_verdict v;
@@ -162,7 +162,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 
 static int table_op(struct world *w, unsigned op, ibk_rkey_t key,
 		    const struct ibk_mem_attr *attr, uint32_t qp_pd,
-		    const struct ibk_mw_bind *wr)
+		    const struct ibk_mw_bind_wr *wr)
 {
 	switch (op) {
 	case OP_REGISTER:	return ibk_mr_table_register(&w->t, attr);
@@ -300,7 +300,7 @@ static void step(struct world *w, struct fz *f)
 {
 	unsigned op = fz_below(f, OP_COUNT), k = fz_below(f, MODEL_REFS);
 	struct ibk_mem_attr attr, got;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	ibk_rkey_t key = pick_key(w, f);
 	uint32_t qp_pd = fz_below(f, 3);
 	int rc, mrc;

@@ -466,7 +466,7 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 	return diffs ? CMP_DIFFERS : CMP_EQUAL;
 }
 
-static bool port_event_kind(enum ibv_event_type t, enum ibk_port_event *k)
+static bool port_event_kind(enum ibv_event_type t, enum ibk_event_type *k)
 {
 	switch (t) {
 	case IBV_EVENT_PORT_ACTIVE:	*k = IBK_EVENT_PORT_ACTIVE; return true;
@@ -486,7 +486,7 @@ static bool port_event_kind(enum ibv_event_type t, enum ibk_port_event *k)
 static void handle_event(struct dev *d, const struct ibv_async_event *ev,
 			 struct cache_stats *st)
 {
-	enum ibk_port_event kind;
+	enum ibk_event_type kind;
 	struct ibk_gid_entry e;
 	ibk_pkey_t k;
 
@@ -1883,7 +1883,7 @@ static bool mem_wait(struct ibv_cq *cq, struct ibv_wc *wc)
 static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
 {
 	struct ibv_send_wr wr, *bad;
-	struct ibk_mw_bind bw;
+	struct ibk_mw_bind_wr bw;
 	struct ibv_wc wc;
 
 	memset(&wr, 0, sizeof(wr));
