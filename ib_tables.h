@@ -87,6 +87,22 @@
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
 
+/*
+ * The release both headers belong to, VERSION's value (tests/version.py
+ * checks it). Either header defines it, whichever comes first; the other
+ * refuses to build beside a header of another release.
+ */
+#ifndef IBKEYS_VERSION
+#define IBKEYS_VERSION_MAJOR	0
+#define IBKEYS_VERSION_MINOR	3
+#define IBKEYS_VERSION_PATCH	0
+#define IBKEYS_VERSION		"0.3.0"
+#endif
+#if IBKEYS_VERSION_MAJOR != 0 || IBKEYS_VERSION_MINOR != 3 || \
+    IBKEYS_VERSION_PATCH != 0
+#error "ib_keys.h and ib_tables.h come from two releases"
+#endif
+
 #include "ib_keys.h"
 
 /* ------------------------------------------------------------------------
