@@ -121,18 +121,31 @@
  *                for one core without compare-and-swap (Cortex-M0/M0+,
  *                RISC-V without the A extension): see below.
  *
- * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", which
- * must define what a port defines here: IBK__ATOMIC(type) for 16- and
- * 32-bit unsigned types, ibk__load(p, relaxed|acquire), ibk__store(p, v,
- * relaxed|release), ibk__fetch_add(p, v, relaxed) and ibk__exchange(p, v,
- * relaxed) returning the old value, ibk__cas(p, &expected, desired,
- * acquire, relaxed) (strong, true on success, 32-bit), ibk__fence(acquire|
- * release), ibk__cpu_relax() and IBK__STATIC_ASSERT(cond, msg). The orders
- * listed are the only ones used. Read-modify-writes (fetch_add, exchange,
- * cas) only ever apply to 32-bit words; 16-bit words are only loaded and
- * stored. So a port needs lock-free 32-bit atomics and nothing wider or
- * narrower: GCC calls 16-bit atomics "sometimes lock-free" on rv32imac
- * (only their read-modify-writes would need a library), and that is fine.
+ * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", a
+ * header that defines these macros (tests/atomics_builtin.h is one):
+ *
+ *   IBK_ATOMICS_TYPE(type)             the shared word's type, for uint16_t
+ *                                      and uint32_t
+ *   IBK_ATOMICS_LOAD(p, order)         the value at p; order relaxed or
+ *                                      acquire
+ *   IBK_ATOMICS_STORE(p, v, order)     order relaxed or release
+ *   IBK_ATOMICS_FETCH_ADD(p, v, order) adds v, gives the old value; relaxed
+ *   IBK_ATOMICS_EXCHANGE(p, v, order)  stores v, gives the old value; relaxed
+ *   IBK_ATOMICS_CAS(p, expected, desired, success, failure)
+ *                                      strong compare-and-swap, true if *p
+ *                                      was *expected (then *p = desired),
+ *                                      else *expected = *p; acquire, relaxed
+ *   IBK_ATOMICS_FENCE(order)           a thread fence; acquire or release
+ *   IBK_ATOMICS_CPU_RELAX()            a spinning writer's pause (may be
+ *                                      ((void)0))
+ *
+ * An order comes as the bare word relaxed, acquire or release, and the
+ * orders listed are the only ones used. Read-modify-writes (fetch-add,
+ * exchange, CAS) only ever apply to 32-bit words; 16-bit words are only
+ * loaded and stored. So a port needs lock-free 32-bit atomics and nothing
+ * wider or narrower: GCC calls 16-bit atomics "sometimes lock-free" on
+ * rv32imac (only their read-modify-writes would need a library), and that
+ * is fine.
  *
  * Single core (IBK_ATOMICS_SINGLE_CORE)
  *   For firmware on one core whose readers may be interrupt handlers. The
@@ -165,8 +178,30 @@
 #define IBK_ATOMICS_KERNEL 1
 #endif
 
+/* Layout and platform checks at compile time, in either language. */
+#ifdef __cplusplus
+#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#else
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#endif
+
 #if defined(IBK_ATOMICS_HEADER)
 #include IBK_ATOMICS_HEADER
+#if !defined(IBK_ATOMICS_TYPE) || !defined(IBK_ATOMICS_LOAD) || \
+    !defined(IBK_ATOMICS_STORE) || !defined(IBK_ATOMICS_FETCH_ADD) || \
+    !defined(IBK_ATOMICS_EXCHANGE) || !defined(IBK_ATOMICS_CAS) || \
+    !defined(IBK_ATOMICS_FENCE) || !defined(IBK_ATOMICS_CPU_RELAX)
+#error "IBK_ATOMICS_HEADER must define every IBK_ATOMICS_* operation of the Atomics port"
+#endif
+#define IBK__ATOMIC(type)		IBK_ATOMICS_TYPE(type)
+#define ibk__load(p, order)		IBK_ATOMICS_LOAD(p, order)
+#define ibk__store(p, v, order)		IBK_ATOMICS_STORE(p, v, order)
+#define ibk__fetch_add(p, v, order)	IBK_ATOMICS_FETCH_ADD(p, v, order)
+#define ibk__exchange(p, v, order)	IBK_ATOMICS_EXCHANGE(p, v, order)
+#define ibk__cas(p, expected, desired, success, failure) \
+	IBK_ATOMICS_CAS(p, expected, desired, success, failure)
+#define ibk__fence(order)		IBK_ATOMICS_FENCE(order)
+#define ibk__cpu_relax()		IBK_ATOMICS_CPU_RELAX()
 
 #elif defined(IBK_ATOMICS_KERNEL)
 #include <linux/compiler.h>
@@ -188,7 +223,6 @@
 #define ibk__kfence_acquire()		smp_rmb()
 #define ibk__kfence_release()		smp_wmb()
 #define ibk__cpu_relax()		cpu_relax()
-#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 
 /* The kernel has no fetch-add on a plain word: a relaxed CAS loop. */
 static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
@@ -213,11 +247,6 @@ static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
 	ibk__sc_cas((p), (expected), (desired))
 #define ibk__fence(order)		ibk__barrier()
 #define ibk__cpu_relax()		IBK_ATOMICS_WRITER_CONFLICT()
-#ifdef __cplusplus
-#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
-#else
-#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
-#endif
 
 #ifndef IBK_ATOMICS_WRITER_CONFLICT
 #define IBK_ATOMICS_WRITER_CONFLICT()	__builtin_trap()
@@ -341,7 +370,6 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 	std::atomic_compare_exchange_strong_explicit((p), (expected), \
 		(desired), IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
-#define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #define IBK__STD_ATOMICS 1
 IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
@@ -361,7 +389,6 @@ IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 	atomic_compare_exchange_strong_explicit((p), (expected), (desired), \
 		IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
-#define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #define IBK__STD_ATOMICS 1
 IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 		   "ib_tables.h needs lock-free 32-bit atomics: on a single "

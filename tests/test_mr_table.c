@@ -81,7 +81,7 @@ static const struct ibk_mem_attr *model_find(ibk_rkey_t key)
 
 static uint32_t count_now(void)
 {
-	return atomic_load_explicit(&table.latch.count, memory_order_acquire);
+	return ibk__load(&table.latch.count, acquire);
 }
 
 /* ---- the model's operations: the rule, then recount ---- */

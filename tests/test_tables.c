@@ -971,8 +971,8 @@ static uint32_t gid_longest_run(void)
 	for (c = 0; c < 2; c++) {
 		run = 0;
 		for (i = 0; i < 2 * n; i++) {	/* twice round: runs wrap */
-			run = atomic_load(&port.gids.hdr.slots[c][i % n].word) ?
-			      run + 1 : 0;
+			run = ibk__load(&port.gids.hdr.slots[c][i % n].word,
+					relaxed) ? run + 1 : 0;
 			if (run > longest && run <= n)
 				longest = run;
 		}
@@ -2747,20 +2747,20 @@ static bool port_storage_empty(uint32_t pk_cap, uint32_t gid_cap)
 	uint32_t i, k;
 
 	for (i = 0; i < pk_cap; i++)	/* the keys; links are no contents */
-		if (atomic_load(&port.pkeys.cells[0][i].pkey) != 0 ||
-		    atomic_load(&port.pkeys.cells[1][i].pkey) != 0)
+		if (ibk__load(&port.pkeys.cells[0][i].pkey, relaxed) != 0 ||
+		    ibk__load(&port.pkeys.cells[1][i].pkey, relaxed) != 0)
 			return false;
 	for (i = 0; i < IBK_GID_CELLS(gid_cap); i++)
 		for (k = 0; k < 4; k++)
-			if (atomic_load(&gid_cells[i].word[k]) != 0)
+			if (ibk__load(&gid_cells[i].word[k], relaxed) != 0)
 				return false;
 	for (i = 0; i <= port.pkeys.hdr.hash_mask; i++)
-		if (atomic_load(&port.pkeys.hdr.slots[0][i].word) ||
-		    atomic_load(&port.pkeys.hdr.slots[1][i].word))
+		if (ibk__load(&port.pkeys.hdr.slots[0][i].word, relaxed) ||
+		    ibk__load(&port.pkeys.hdr.slots[1][i].word, relaxed))
 			return false;
 	for (i = 0; i <= port.gids.hdr.hash_mask; i++)
-		if (atomic_load(&port.gids.hdr.slots[0][i].word) ||
-		    atomic_load(&port.gids.hdr.slots[1][i].word))
+		if (ibk__load(&port.gids.hdr.slots[0][i].word, relaxed) ||
+		    ibk__load(&port.gids.hdr.slots[1][i].word, relaxed))
 			return false;
 	return true;
 }

@@ -102,13 +102,12 @@ static void sleep_ns(uint64_t ns)
  * readers use copy 1) and whether a writer holds the lock word. */
 static uint32_t latch_count(const struct ibk__table *h)
 {
-	return atomic_load_explicit(&h->latch.count, memory_order_acquire);
+	return ibk__load(&h->latch.count, acquire);
 }
 
 static bool latch_writing(const struct ibk__table *h)
 {
-	return atomic_load_explicit(&h->latch.writer,
-				    memory_order_relaxed) != 0;
+	return ibk__load(&h->latch.writer, relaxed) != 0;
 }
 
 /* The step a read sees at count @c, step 0 published at count @gen0: an
