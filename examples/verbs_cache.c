@@ -411,8 +411,9 @@ static struct port_cache *port_open(const struct device_cache *d, uint8_t num,
 static void print_pkeys(struct port_cache *p)
 {
 	uint32_t i, shown = 0;
-	int n = ibk_pkey_table_snapshot(&p->port.pkeys, p->pkeys,
-					p->pkey_len ? p->pkey_len : 1, NULL);
+	int n = ibk_pkey_table_snapshot(&p->port.pkeys,
+					p->pkey_len ? p->pkey_len : 1,
+					p->pkeys, NULL);
 
 	for (i = 0; n > 0 && i < (uint32_t)n; i++) {
 		if (!ibk_pkey_is_valid(p->pkeys[i]))
@@ -430,8 +431,9 @@ static void print_gids(struct port_cache *p)
 {
 	char text[IBK_GID_STRLEN];
 	uint32_t i, shown = 0;
-	int n = ibk_gid_table_snapshot(&p->port.gids, p->gids,
-				       p->gid_len ? p->gid_len : 1, NULL);
+	int n = ibk_gid_table_snapshot(&p->port.gids,
+				       p->gid_len ? p->gid_len : 1,
+				       p->gids, NULL);
 
 	for (i = 0; n > 0 && i < (uint32_t)n; i++) {
 		if (ibk_gid_is_zero(&p->gids[i].gid))

@@ -165,8 +165,8 @@ static int model_bind(const struct ibk_mw_bind_wr *wr)
  * index; the MR a window leaves is recounted, not passed. */
 static int model_by_key(ibk_rkey_t key,
 			enum ibk_memop_verdict (*rule)(struct ibk_mem_attr *,
-						       ibk_rkey_t,
-						       struct ibk_mem_attr *))
+						       struct ibk_mem_attr *,
+						       ibk_rkey_t))
 {
 	uint32_t i = ibk_rkey_index(key);
 	struct ibk_mem_attr copy;
@@ -175,7 +175,7 @@ static int model_by_key(ibk_rkey_t key,
 	if (i >= CAP)
 		return IBK_MEMOP_ERR_KEY;
 	copy = model[i];
-	v = rule(&copy, key, NULL);
+	v = rule(&copy, NULL, key);
 	if (v == IBK_MEMOP_OK)
 		model[i] = copy;
 	model_recount();
@@ -477,8 +477,8 @@ static void test_checks(void)
 				     ibk_mem_verdict_name(want));
 			}
 		}
-		got_ok = ibk_mr_table_check_burst(&table, &qp, hdrs, verdicts,
-						  32);
+		got_ok = ibk_mr_table_check_burst(&table, &qp, hdrs, 32,
+						  verdicts);
 		for (k = 0; k < 32; k++)
 			bad_burst += verdicts[k] != model_verdict(&qp, pkts[k]);
 		bad_burst += got_ok != want_ok;

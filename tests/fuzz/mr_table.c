@@ -142,7 +142,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 			return IBK_MEMOP_ERR_KEY;
 		if (o->length && o->kind == IBK_MEM_MW2)
 			mr = at(c, w->cap, o->mr_index);
-		v = ibk_mem_invalidate(o, key, mr);
+		v = ibk_mem_invalidate(o, mr, key);
 		break;
 	default:		/* OP_DEREGISTER */
 		o = at(c, w->cap, ibk_rkey_index(key));
@@ -150,7 +150,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 			return IBK_MEMOP_ERR_KEY;
 		if (o->length && is_window(o))
 			mr = at(c, w->cap, o->mr_index);
-		v = ibk_mem_deregister(o, key, mr);
+		v = ibk_mem_deregister(o, mr, key);
 		break;
 	}
 	if (v == IBK_MEMOP_OK) {
@@ -242,7 +242,7 @@ static void check_requests(struct world *w, struct fz *f, bool burst)
 		hdrs[i] = pkts[i];
 	}
 	if (burst)
-		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, verdicts, n);
+		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, n, verdicts);
 	else
 		verdicts[0] = (uint8_t)ibk_mr_table_check(&w->t, &qp, pkts[0]);
 	for (i = 0; i < n; i++) {

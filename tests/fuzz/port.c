@@ -175,8 +175,9 @@ static void check_burst(struct world *w, struct fz *f, bool mixed)
 		blocks[i] = pick_headers(f);
 		hdrs[i] = blocks[i];
 	}
-	got = mixed ? ibk_port_rx_mixed(&w->port, to, hdrs, verdicts, index, n) :
-	      ibk_port_rx_burst(&w->port, &qps[0], hdrs, verdicts, n);
+	got = mixed ? ibk_port_rx_mixed(&w->port, to, hdrs, n, verdicts,
+					index) :
+	      ibk_port_rx_burst(&w->port, &qps[0], hdrs, n, verdicts);
 	for (i = 0; i < n; i++) {
 		enum ibk_rx_verdict want = model_port_rx(&w->mp, to[i],
 							 blocks[i],

@@ -424,10 +424,12 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 
 	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
 		return CMP_DIFFERS;
-	np = ibk_pkey_table_snapshot(&d->port->pkeys, d->snap_pkeys,
-				     d->pkey_len ? d->pkey_len : 1, NULL);
-	ng = ibk_gid_table_snapshot(&d->port->gids, d->snap_gids,
-				    d->gid_len ? d->gid_len : 1, NULL);
+	np = ibk_pkey_table_snapshot(&d->port->pkeys,
+				     d->pkey_len ? d->pkey_len : 1,
+				     d->snap_pkeys, NULL);
+	ng = ibk_gid_table_snapshot(&d->port->gids,
+				    d->gid_len ? d->gid_len : 1,
+				    d->snap_gids, NULL);
 	if (attr.state != IBV_PORT_ACTIVE && attr.state != IBV_PORT_ARMED)
 		return np == IBK_ENOTREADY && ng == IBK_ENOTREADY ?
 		       CMP_DOWN_AGREES : CMP_DIFFERS;
