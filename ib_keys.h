@@ -15,10 +15,36 @@
  * compiler targets one, with the same verdicts as their scalar loops;
  * IBK_NO_SIMD forces the scalar loops (ibk_simd_path() says which ran).
  *
+ * Parameters come in one order everywhere, in both headers: first the
+ * object acted on (a table, port, latch, memory object, or the header,
+ * MAD or PortInfo buffer a setter changes a field of); then the inputs, an
+ * input array followed at once by its count; then the outputs, each a
+ * pointer named for what it receives (gid, mgid, pkeys, verdicts,
+ * pkey_index, trap). A function that writes a whole value, not a field of
+ * one (ibk_gid_set(), ibk_pkey_block_encode(), ibk_notice_build_256()),
+ * takes the place it writes as an output, last; a burst takes
+ * (..., hdrs, n, verdicts).
+ *
  * "IBA" below is the InfiniBand Architecture Specification, Volume 1.
  */
 #ifndef IBKEYS_IB_KEYS_H
 #define IBKEYS_IB_KEYS_H
+
+/*
+ * The release both headers belong to, VERSION's value (tests/version.py
+ * checks it). Either header defines it, whichever comes first; the other
+ * refuses to build beside a header of another release.
+ */
+#ifndef IBKEYS_VERSION
+#define IBKEYS_VERSION_MAJOR	0
+#define IBKEYS_VERSION_MINOR	3
+#define IBKEYS_VERSION_PATCH	0
+#define IBKEYS_VERSION		"0.3.0"
+#endif
+#if IBKEYS_VERSION_MAJOR != 0 || IBKEYS_VERSION_MINOR != 3 || \
+    IBKEYS_VERSION_PATCH != 0
+#error "ib_keys.h and ib_tables.h come from two releases"
+#endif
 
 #ifdef __KERNEL__
 /* Kbuild compiles with -nostdinc: the kernel's own types (bool, size_t,
@@ -224,12 +250,13 @@ static inline size_t ibk__x86_sum64(__m128i v)
 }
 
 /*
- * Sets out[i] to 1 if (keys[i] & @mask) == @want, else 0, for i < @n, a
+ * Sets match[i] to 1 if (keys[i] & @mask) == @want, else 0, for i < @n, a
  * multiple of 16; returns how many are 1. The byte results come from
  * saturating packs of the 16-bit compares and are summed by _mm_sad_epu8.
  */
-static inline size_t ibk__vec_match16(const uint16_t *keys, uint16_t mask,
-				      uint16_t want, uint8_t *out, size_t n)
+static inline size_t ibk__vec_match16(const uint16_t *keys, size_t n,
+				      uint16_t mask, uint16_t want,
+				      uint8_t *match)
 {
 	const __m128i m = _mm_set1_epi16((short)mask);
 	const __m128i w = _mm_set1_epi16((short)want);
@@ -245,7 +272,7 @@ static inline size_t ibk__vec_match16(const uint16_t *keys, uint16_t mask,
 			_mm_cmpeq_epi16(_mm_and_si128(hi, m), w));
 		__m128i one = _mm_sub_epi8(zero, eq);	/* -1 -> 1 */
 
-		_mm_storeu_si128((__m128i *)(out + i), one);
+		_mm_storeu_si128((__m128i *)(match + i), one);
 		sum = _mm_add_epi64(sum, _mm_sad_epu8(one, zero));
 	}
 	return ibk__x86_sum64(sum);
@@ -301,10 +328,10 @@ static inline void ibk__avx2_words8(const void *const *hdrs, __m256i *a,
  * failed" flags are summed, and the verdict is that flag doubled where
  * the first compare passed.
  */
-static inline size_t ibk__vec_rx_words(const void *const *hdrs,
-				       uint8_t *verdicts, size_t n,
+static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
 				       uint32_t a_mask, uint32_t a_want,
-				       uint32_t b_want, bool *low_missed)
+				       uint32_t b_want, uint8_t *verdicts,
+				       bool *low_missed)
 {
 	const __m256i mask = _mm256_set1_epi32((int)a_mask);
 	const __m256i want = _mm256_set1_epi32((int)a_want);
@@ -384,10 +411,10 @@ static inline __m128i ibk__x86_narrow(__m128i a, __m128i b, __m128i c,
  * _mm_sad_epu8, and the verdict is that flag doubled where the first
  * compare passed.
  */
-static inline size_t ibk__vec_rx_words(const void *const *hdrs,
-				       uint8_t *verdicts, size_t n,
+static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
 				       uint32_t a_mask, uint32_t a_want,
-				       uint32_t b_want, bool *low_missed)
+				       uint32_t b_want, uint8_t *verdicts,
+				       bool *low_missed)
 {
 	const __m128i mask = _mm_set1_epi32((int)a_mask);
 	const __m128i want = _mm_set1_epi32((int)a_want);
@@ -441,10 +468,11 @@ static inline uint8x16_t ibk__neon_narrow(uint32x4_t a, uint32x4_t b,
 	return vuzp1q_u8(vreinterpretq_u8_u16(ab), vreinterpretq_u8_u16(cd));
 }
 
-/* As the SSE2 ibk__vec_match16(): out[i] = (keys[i] & @mask) == @want for
+/* As the SSE2 ibk__vec_match16(): match[i] = (keys[i] & @mask) == @want for
  * i < @n, a multiple of 16; returns how many are 1. */
-static inline size_t ibk__vec_match16(const uint16_t *keys, uint16_t mask,
-				      uint16_t want, uint8_t *out, size_t n)
+static inline size_t ibk__vec_match16(const uint16_t *keys, size_t n,
+				      uint16_t mask, uint16_t want,
+				      uint8_t *match)
 {
 	const uint16x8_t m = vdupq_n_u16(mask);
 	const uint16x8_t w = vdupq_n_u16(want);
@@ -459,7 +487,7 @@ static inline size_t ibk__vec_match16(const uint16_t *keys, uint16_t mask,
 						      vreinterpretq_u8_u16(hi)),
 					    7);	/* 0xff -> 1 */
 
-		vst1q_u8(out + i, one);
+		vst1q_u8(match + i, one);
 		count += vaddvq_u8(one);
 	}
 	return count;
@@ -496,10 +524,10 @@ static inline uint32x4_t ibk__neon_halves_ok(uint32x4_t a, uint32x4_t mask,
  * 2 (only the second) for @n headers, a multiple of 16; *@low_missed as
  * there; returns the 0s. A lane passed the first compare if both of its
  * halves matched. */
-static inline size_t ibk__vec_rx_words(const void *const *hdrs,
-				       uint8_t *verdicts, size_t n,
+static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
 				       uint32_t a_mask, uint32_t a_want,
-				       uint32_t b_want, bool *low_missed)
+				       uint32_t b_want, uint8_t *verdicts,
+				       bool *low_missed)
 {
 	const uint32x4_t mask = vdupq_n_u32(a_mask);
 	const uint32x4_t want = vdupq_n_u32(a_want);
@@ -637,7 +665,7 @@ struct ibk__pkey_filter {
 };
 
 /* The filter of a valid own key; an invalid one is the caller's to shut
- * (ibk__pkey_filter() below; ibk_rx_ud_burst() uses a spare bit). */
+ * (ibk__pkey_filter_make() below; ibk_rx_ud_burst() uses a spare bit). */
 static inline struct ibk__pkey_filter ibk__pkey_filter_valid(ibk_pkey_t own)
 {
 	struct ibk__pkey_filter f;
@@ -650,7 +678,7 @@ static inline struct ibk__pkey_filter ibk__pkey_filter_valid(ibk_pkey_t own)
 	return f;
 }
 
-static inline struct ibk__pkey_filter ibk__pkey_filter(ibk_pkey_t own)
+static inline struct ibk__pkey_filter ibk__pkey_filter_make(ibk_pkey_t own)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_valid(own);
 	unsigned valid = ibk_pkey_is_valid(own);
@@ -684,9 +712,8 @@ static inline bool ibk_pkey_match(ibk_pkey_t a, ibk_pkey_t b)
 /* match[i] = ibk__pkey_pass(@f, keys[i]) for @from <= i < @to; returns
  * how many pass. The scalar remainder of both burst paths. */
 static inline size_t ibk__pkey_pass_range(struct ibk__pkey_filter f,
-					  const ibk_pkey_t *keys,
-					  uint8_t *match, size_t from,
-					  size_t to)
+					  const ibk_pkey_t *keys, size_t from,
+					  size_t to, uint8_t *match)
 {
 	size_t count = 0;
 	size_t i;
@@ -706,9 +733,9 @@ static inline size_t ibk__pkey_pass_range(struct ibk__pkey_filter f,
  */
 static inline size_t ibk__pkey_match_burst_scalar(ibk_pkey_t qp_pkey,
 						  const ibk_pkey_t *pkt_pkeys,
-						  uint8_t *match, size_t n)
+						  size_t n, uint8_t *match)
 {
-	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
 	size_t whole = n - n % 16;	/* see ibk__count_zero() */
 	size_t count = 0;
 	size_t i = 0;
@@ -726,7 +753,7 @@ static inline size_t ibk__pkey_match_burst_scalar(ibk_pkey_t qp_pkey,
 			match[i + j] = chunk[j];
 		count += chunk_count;
 	}
-	return count + ibk__pkey_pass_range(f, pkt_pkeys, match, whole, n);
+	return count + ibk__pkey_pass_range(f, pkt_pkeys, whole, n, match);
 }
 
 #if defined(IBK__SIMD)
@@ -734,13 +761,13 @@ static inline size_t ibk__pkey_match_burst_scalar(ibk_pkey_t qp_pkey,
  * on 16 keys at a time (ibk__vec_match16()), the rest one by one. */
 static inline size_t ibk__pkey_match_burst_vector(ibk_pkey_t qp_pkey,
 						  const ibk_pkey_t *pkt_pkeys,
-						  uint8_t *match, size_t n)
+						  size_t n, uint8_t *match)
 {
-	struct ibk__pkey_filter f = ibk__pkey_filter(qp_pkey);
+	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
 	size_t whole = n - n % 16;
 
-	return ibk__vec_match16(pkt_pkeys, f.mask, f.want, match, whole) +
-	       ibk__pkey_pass_range(f, pkt_pkeys, match, whole, n);
+	return ibk__vec_match16(pkt_pkeys, whole, f.mask, f.want, match) +
+	       ibk__pkey_pass_range(f, pkt_pkeys, whole, n, match);
 }
 #endif
 
@@ -751,13 +778,13 @@ static inline size_t ibk__pkey_match_burst_vector(ibk_pkey_t qp_pkey,
  * (ibk_simd_path()) when it has one.
  */
 static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
-					  const ibk_pkey_t *pkt_pkeys,
-					  uint8_t *match, size_t n)
+					  const ibk_pkey_t *pkt_pkeys, size_t n,
+					  uint8_t *match)
 {
 #if defined(IBK__SIMD)
-	return ibk__pkey_match_burst_vector(qp_pkey, pkt_pkeys, match, n);
+	return ibk__pkey_match_burst_vector(qp_pkey, pkt_pkeys, n, match);
 #else
-	return ibk__pkey_match_burst_scalar(qp_pkey, pkt_pkeys, match, n);
+	return ibk__pkey_match_burst_scalar(qp_pkey, pkt_pkeys, n, match);
 #endif
 }
 
@@ -879,12 +906,12 @@ struct ibk_gid {
 	(p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7], \
 	(p)[8], (p)[9], (p)[10], (p)[11], (p)[12], (p)[13], (p)[14], (p)[15]
 
-/* Writes the GID @subnet_prefix:@guid, both big-endian, into *@out. */
-static inline void ibk_gid_set(struct ibk_gid *out, uint64_t subnet_prefix,
-			       ibk_guid_t guid)
+/* Writes the GID @subnet_prefix:@guid, both big-endian, into *@gid. */
+static inline void ibk_gid_set(uint64_t subnet_prefix, ibk_guid_t guid,
+			       struct ibk_gid *gid)
 {
-	ibk__store_be64(out->raw, subnet_prefix);
-	ibk__store_be64(out->raw + 8, guid);
+	ibk__store_be64(gid->raw, subnet_prefix);
+	ibk__store_be64(gid->raw + 8, guid);
 }
 
 /* The GID @subnet_prefix:@guid, both stored big-endian. */
@@ -963,13 +990,13 @@ static inline bool ibk_gid_is_link_local(const struct ibk_gid *gid)
 /*
  * The IPv4-mapped GID ::ffff:a.b.c.d for @ipv4 = 0xaabbccdd (host order),
  * the form a RoCE v2 GID takes for an IPv4 address (RFC 4291 2.5.5.2),
- * into *@out.
+ * into *@gid.
  */
-static inline void ibk_gid_set_from_ipv4(struct ibk_gid *out, uint32_t ipv4)
+static inline void ibk_gid_set_from_ipv4(uint32_t ipv4, struct ibk_gid *gid)
 {
-	ibk__store_be64(out->raw, 0);
-	ibk__store_be32(out->raw + 8, 0x0000ffffu);
-	ibk__store_be32(out->raw + 12, ipv4);
+	ibk__store_be64(gid->raw, 0);
+	ibk__store_be32(gid->raw + 8, 0x0000ffffu);
+	ibk__store_be32(gid->raw + 12, ipv4);
 }
 
 /* As ibk_gid_set_from_ipv4(), returned by value. */
@@ -996,20 +1023,20 @@ static inline uint32_t ibk_gid_to_ipv4(const struct ibk_gid *gid)
  * inserted between the third and fourth bytes and the universal/local bit
  * (0x02 of the first byte) inverted (RFC 4291 appendix A, RFC 2464 4).
  * The value does not say the GID's type: the kernel lists it once per type
- * the port supports (RoCE v1 and v2; soft-RoCE v2 only). Into *@out.
+ * the port supports (RoCE v1 and v2; soft-RoCE v2 only). Into *@gid.
  */
-static inline void ibk_gid_set_from_mac(struct ibk_gid *out,
-					const uint8_t mac[6])
+static inline void ibk_gid_set_from_mac(const uint8_t mac[6],
+					struct ibk_gid *gid)
 {
-	ibk__store_be64(out->raw, IBK_GID_DEFAULT_PREFIX);
-	out->raw[8] = (uint8_t)(mac[0] ^ 0x02);
-	out->raw[9] = mac[1];
-	out->raw[10] = mac[2];
-	out->raw[11] = 0xff;
-	out->raw[12] = 0xfe;
-	out->raw[13] = mac[3];
-	out->raw[14] = mac[4];
-	out->raw[15] = mac[5];
+	ibk__store_be64(gid->raw, IBK_GID_DEFAULT_PREFIX);
+	gid->raw[8] = (uint8_t)(mac[0] ^ 0x02);
+	gid->raw[9] = mac[1];
+	gid->raw[10] = mac[2];
+	gid->raw[11] = 0xff;
+	gid->raw[12] = 0xfe;
+	gid->raw[13] = mac[3];
+	gid->raw[14] = mac[4];
+	gid->raw[15] = mac[5];
 }
 
 /* As ibk_gid_set_from_mac(), returned by value. */
@@ -1047,70 +1074,71 @@ static inline int ibk_gid_to_mac(const struct ibk_gid *gid, uint8_t mac[6])
  * are used), SSSS the signature (401b IPv4, 601b IPv6) and PPPP the P_Key
  * with the full-member bit forced on. A P_Key of base 0 is refused: it
  * would give PPPP = 8000, which no partition has. Each returns IBK_OK, or
- * IBK_EINVAL and leaves *@out alone.
+ * IBK_EINVAL and leaves *@mgid alone.
  */
 #define IBK__IPOIB_SIGNATURE_IPV4 0x401bu
 #define IBK__IPOIB_SIGNATURE_IPV6 0x601bu
 
-static inline void ibk__ipoib_mgid_head(struct ibk_gid *out, ibk_pkey_t pkey,
-					unsigned scope, uint16_t signature)
+static inline void ibk__ipoib_mgid_head(ibk_pkey_t pkey, unsigned scope,
+					uint16_t signature,
+					struct ibk_gid *mgid)
 {
-	out->raw[0] = 0xff;
-	out->raw[1] = (uint8_t)(0x10 | (scope & 0x0f));
-	ibk__store_be16(out->raw + 2, signature);
-	ibk__store_be16(out->raw + 4, ibk_pkey_to_full(pkey));
+	mgid->raw[0] = 0xff;
+	mgid->raw[1] = (uint8_t)(0x10 | (scope & 0x0f));
+	ibk__store_be16(mgid->raw + 2, signature);
+	ibk__store_be16(mgid->raw + 4, ibk_pkey_to_full(pkey));
 }
 
 /*
- * The IPv4 broadcast MGID of partition @pkey into *@out:
+ * The IPv4 broadcast MGID of partition @pkey into *@mgid:
  * ff1S:401b:PPPP::ffff:ffff, what an IPoIB interface joins first. IPv6 has
  * no broadcast MGID (Linux IPoIB never joins one).
  */
 static inline int ibk_gid_ipoib_broadcast(ibk_pkey_t pkey, unsigned scope,
-					  struct ibk_gid *out)
+					  struct ibk_gid *mgid)
 {
-	if (!out || !ibk_pkey_is_valid(pkey))
+	if (!mgid || !ibk_pkey_is_valid(pkey))
 		return IBK_EINVAL;
-	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV4);
-	ibk__store_be16(out->raw + 6, 0);
-	ibk__store_be32(out->raw + 8, 0);
-	ibk__store_be32(out->raw + 12, 0xffffffffu);
+	ibk__ipoib_mgid_head(pkey, scope, IBK__IPOIB_SIGNATURE_IPV4, mgid);
+	ibk__store_be16(mgid->raw + 6, 0);
+	ibk__store_be32(mgid->raw + 8, 0);
+	ibk__store_be32(mgid->raw + 12, 0xffffffffu);
 	return IBK_OK;
 }
 
 /*
  * The MGID of IPv4 multicast group @group (host order, 224.0.0.0/4) in
- * partition @pkey into *@out: ff1S:401b:PPPP:0:0:0 followed by the low 28
+ * partition @pkey into *@mgid: ff1S:401b:PPPP:0:0:0 followed by the low 28
  * bits of the group (Linux ip_ib_mc_map()). IBK_EINVAL also for a @group
  * that is not multicast.
  */
 static inline int ibk_gid_ipoib_mgid_ipv4(ibk_pkey_t pkey, unsigned scope,
-					  uint32_t group, struct ibk_gid *out)
+					  uint32_t group, struct ibk_gid *mgid)
 {
-	if (!out || !ibk_pkey_is_valid(pkey) || (group >> 28) != 0xe)
+	if (!mgid || !ibk_pkey_is_valid(pkey) || (group >> 28) != 0xe)
 		return IBK_EINVAL;
-	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV4);
-	ibk__store_be16(out->raw + 6, 0);
-	ibk__store_be32(out->raw + 8, 0);
-	ibk__store_be32(out->raw + 12, group & 0x0fffffffu);
+	ibk__ipoib_mgid_head(pkey, scope, IBK__IPOIB_SIGNATURE_IPV4, mgid);
+	ibk__store_be16(mgid->raw + 6, 0);
+	ibk__store_be32(mgid->raw + 8, 0);
+	ibk__store_be32(mgid->raw + 12, group & 0x0fffffffu);
 	return IBK_OK;
 }
 
 /*
  * The MGID of IPv6 multicast group @group (ff00::/8, in the GID layout) in
- * partition @pkey into *@out: ff1S:601b:PPPP followed by the low 80 bits
+ * partition @pkey into *@mgid: ff1S:601b:PPPP followed by the low 80 bits
  * of the group (Linux ipv6_ib_mc_map()); all-nodes ff02::1 gives
  * ff12:601b:PPPP::1. IBK_EINVAL also for a @group that is not multicast.
  */
 static inline int ibk_gid_ipoib_mgid_ipv6(ibk_pkey_t pkey, unsigned scope,
 					  const struct ibk_gid *group,
-					  struct ibk_gid *out)
+					  struct ibk_gid *mgid)
 {
-	if (!out || !group || !ibk_pkey_is_valid(pkey) ||
+	if (!mgid || !group || !ibk_pkey_is_valid(pkey) ||
 	    group->raw[0] != 0xff)
 		return IBK_EINVAL;
-	ibk__copy16(out->raw, group->raw);	/* then the head over it */
-	ibk__ipoib_mgid_head(out, pkey, scope, IBK__IPOIB_SIGNATURE_IPV6);
+	ibk__copy16(mgid->raw, group->raw);	/* then the head over it */
+	ibk__ipoib_mgid_head(pkey, scope, IBK__IPOIB_SIGNATURE_IPV6, mgid);
 	return IBK_OK;
 }
 
@@ -1261,7 +1289,7 @@ static inline char *ibk__put_dec8(char *p, unsigned v)
 }
 
 /*
- * The compressed text of @g into @buf, NUL-terminated: byte for byte what
+ * The compressed text of @g into @text, NUL-terminated: byte for byte what
  * glibc's inet_ntop(AF_INET6) writes, so logs and tools agree.
  * RFC 5952: no leading zeros (4.1); the longest run of two or more zero
  * groups becomes "::" (4.2.1), a lone zero group stays "0" (4.2.2), the
@@ -1273,15 +1301,15 @@ static inline char *ibk__put_dec8(char *p, unsigned v)
  *  - IPv4-compatible: exactly six zero groups, i.e. group 6 is non-zero:
  *    "::0.1.0.0" prints dotted, but "::0.0.0.1" prints "::1", "::0.0.1.2"
  *    prints "::102" and "::" stays "::".
- * Returns @buf, or NULL if @g or @buf is NULL.
+ * Returns @text, or NULL if @g or @text is NULL.
  */
 static inline char *ibk_gid_ntop(const struct ibk_gid *g,
-				 char buf[IBK_GID_STRLEN])
+				 char text[IBK_GID_STRLEN])
 {
 	unsigned best = 0, best_len = 0, run = 0, i, groups;
-	char *p = buf;
+	char *p = text;
 
-	if (g == NULL || buf == NULL)
+	if (g == NULL || text == NULL)
 		return NULL;
 	for (i = 0; i < 8; i++) {
 		run = ibk__load_be16(g->raw + 2 * i) == 0 ? run + 1 : 0;
@@ -1317,7 +1345,7 @@ static inline char *ibk_gid_ntop(const struct ibk_gid *g,
 		}
 	}
 	*p = '\0';
-	return buf;
+	return text;
 }
 
 /*
@@ -1348,7 +1376,7 @@ static inline int ibk__ipv4_pton(const char *s, uint8_t dst[4])
 }
 
 /*
- * Parse the RFC 4291 2.2 text @text into @out. Accepts exactly what glibc's
+ * Parse the RFC 4291 2.2 text @text into @gid. Accepts exactly what glibc's
  * inet_pton(AF_INET6) accepts, so a GID that a tool printed always reads
  * back: groups of one to four hex digits in either case (five are refused,
  * even "00001"); at most one "::", which stands for one or more zero groups
@@ -1356,18 +1384,18 @@ static inline int ibk__ipv4_pton(const char *s, uint8_t dst[4])
  * dotted-quad IPv4 tail as the last 32 bits, octets 0-255 without leading
  * zeros. No zone id ("%eth0"), prefix length, brackets, spaces or other
  * trailing characters; an embedded NUL ends the text.
- * Returns 0, or IBK_EINVAL for NULL @text or @out or malformed text, in
- * which case @out is left untouched.
+ * Returns 0, or IBK_EINVAL for NULL @text or @gid or malformed text, in
+ * which case @gid is left untouched.
  */
-static inline int ibk_gid_pton(const char *text, struct ibk_gid *out)
+static inline int ibk_gid_pton(const char *text, struct ibk_gid *gid)
 {
-	struct ibk_gid gid;	/* bytes [0, n) parsed so far */
-	uint8_t *b = gid.raw;
+	struct ibk_gid parsed;	/* bytes [0, n) parsed so far */
+	uint8_t *b = parsed.raw;
 	unsigned n = 0, gap = 0, i, tail;
 	bool have_gap = false;
 	const char *s = text;
 
-	if (text == NULL || out == NULL)
+	if (text == NULL || gid == NULL)
 		return IBK_EINVAL;
 	if (*s == ':' && *++s != ':')	/* a leading ':' only as "::" */
 		return IBK_EINVAL;
@@ -1416,7 +1444,7 @@ static inline int ibk_gid_pton(const char *text, struct ibk_gid *out)
 	} else if (n != 16) {
 		return IBK_EINVAL;
 	}
-	ibk__copy16(out->raw, gid.raw);
+	ibk__copy16(gid->raw, parsed.raw);
 	return 0;
 }
 
@@ -1424,67 +1452,67 @@ static inline int ibk_gid_pton(const char *text, struct ibk_gid *out)
  * The full text of @g, eight groups of exactly four lowercase hex digits
  * ("fe80:0000:0000:0000:0002:c903:0001:2345", RFC 4291 2.2 form 1), the
  * form ibv_devinfo prints and sysfs .../gids/N holds, so it compares equal
- * to theirs as a string. Returns @buf, or NULL if @g or @buf is NULL.
+ * to theirs as a string. Returns @text, or NULL if @g or @text is NULL.
  */
 static inline char *ibk_gid_ntop_full(const struct ibk_gid *g,
-				      char buf[IBK_GID_FULL_STRLEN])
+				      char text[IBK_GID_FULL_STRLEN])
 {
-	if (g == NULL || buf == NULL)
+	if (g == NULL || text == NULL)
 		return NULL;
-	*ibk__put_full_groups(buf, g->raw, 8, true) = '\0';
-	return buf;
+	*ibk__put_full_groups(text, g->raw, 8, true) = '\0';
+	return text;
 }
 
 /*
  * @guid as "0x" and sixteen lowercase hex digits ("0x0002c90300012345"),
- * the form ibstat and OpenSM print. Returns @buf, or NULL if it is NULL.
+ * the form ibstat and OpenSM print. Returns @text, or NULL if it is NULL.
  */
-static inline char *ibk_guid_ntop(ibk_guid_t guid, char buf[IBK_GUID_STRLEN])
+static inline char *ibk_guid_ntop(ibk_guid_t guid, char text[IBK_GUID_STRLEN])
 {
 	uint8_t be[8];
 
-	if (buf == NULL)
+	if (text == NULL)
 		return NULL;
 	ibk__store_be64(be, guid);
-	buf[0] = '0';
-	buf[1] = 'x';
-	*ibk__put_full_groups(buf + 2, be, 4, false) = '\0';
-	return buf;
+	text[0] = '0';
+	text[1] = 'x';
+	*ibk__put_full_groups(text + 2, be, 4, false) = '\0';
+	return text;
 }
 
 /*
  * @guid as four ':'-separated groups of four lowercase hex digits
  * ("0002:c903:0001:2345"), the interface-id half of a full-form GID as
- * sysfs node_guid/sys_image_guid show it. Returns @buf, or NULL if it is
+ * sysfs node_guid/sys_image_guid show it. Returns @text, or NULL if it is
  * NULL.
  */
 static inline char *ibk_guid_ntop_colon(ibk_guid_t guid,
-					char buf[IBK_GUID_STRLEN])
+					char text[IBK_GUID_STRLEN])
 {
 	uint8_t be[8];
 
-	if (buf == NULL)
+	if (text == NULL)
 		return NULL;
 	ibk__store_be64(be, guid);
-	*ibk__put_full_groups(buf, be, 4, true) = '\0';
-	return buf;
+	*ibk__put_full_groups(text, be, 4, true) = '\0';
+	return text;
 }
 
 /*
- * Parse a GUID in either printed form into @out: "0x" or "0X" and one to
+ * Parse a GUID in either printed form into @guid: "0x" or "0X" and one to
  * sixteen hex digits (ibstat), or exactly four ':'-separated groups of
  * exactly four hex digits (sysfs); digits in either case. Nothing else:
  * no sign, no spaces, no trailing characters, no bare digits.
- * Returns 0, or IBK_EINVAL for NULL @text or @out or any other text, in
- * which case @out is left untouched.
+ * Returns 0, or IBK_EINVAL for NULL @text or @guid or any other text, in
+ * which case @guid is left untouched.
  */
-static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
+static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
 {
 	const char *s = text;
 	uint64_t v = 0, group;
 	unsigned i;
 
-	if (text == NULL || out == NULL)
+	if (text == NULL || guid == NULL)
 		return IBK_EINVAL;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
@@ -1501,7 +1529,7 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *out)
 	}
 	if (*s != '\0')
 		return IBK_EINVAL;
-	*out = v;
+	*guid = v;
 	return 0;
 }
 
@@ -1752,10 +1780,10 @@ static inline void ibk_grh_set_hoplmt(void *grh, uint8_t hoplmt)
 	((uint8_t *)grh)[7] = hoplmt;
 }
 
-/* Source GID into *@out. */
-static inline void ibk_grh_get_sgid(const void *grh, struct ibk_gid *out)
+/* Source GID into *@sgid. */
+static inline void ibk_grh_get_sgid(const void *grh, struct ibk_gid *sgid)
 {
-	ibk__copy16(out->raw, (const uint8_t *)grh + 8);
+	ibk__copy16(sgid->raw, (const uint8_t *)grh + 8);
 }
 
 /* Source GID, by value. */
@@ -1772,10 +1800,10 @@ static inline void ibk_grh_set_sgid(void *grh, const struct ibk_gid *sgid)
 	ibk__copy16((uint8_t *)grh + 8, sgid->raw);
 }
 
-/* Destination GID into *@out. */
-static inline void ibk_grh_get_dgid(const void *grh, struct ibk_gid *out)
+/* Destination GID into *@dgid. */
+static inline void ibk_grh_get_dgid(const void *grh, struct ibk_gid *dgid)
 {
-	ibk__copy16(out->raw, (const uint8_t *)grh + 24);
+	ibk__copy16(dgid->raw, (const uint8_t *)grh + 24);
 }
 
 /* Destination GID, by value. */
@@ -2358,8 +2386,8 @@ struct ibk__rx_ud_keys {
  * UD SEND or has a TVer, not a P_Key violation. */
 #define IBK__RX_UD_HEADER_BITS	0x0ffeu
 
-static inline struct ibk__rx_ud_keys ibk__rx_ud_keys(ibk_pkey_t qp_pkey,
-						     ibk_qkey_t qp_qkey)
+static inline struct ibk__rx_ud_keys
+ibk__rx_ud_keys_make(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_valid(qp_pkey);
 	struct ibk__rx_ud_keys k;
@@ -2382,9 +2410,8 @@ static inline struct ibk__rx_ud_keys ibk__rx_ud_keys(ibk_pkey_t qp_pkey,
  * honour the pragma) lets the core overlap neighbouring header loads.
  */
 static inline uint32_t ibk__rx_ud_range(struct ibk__rx_ud_keys k,
-					const void *const *hdrs,
-					uint8_t *verdicts, size_t from,
-					size_t to)
+					const void *const *hdrs, size_t from,
+					size_t to, uint8_t *verdicts)
 {
 	uint32_t heads = 0;
 	size_t i;
@@ -2406,8 +2433,8 @@ static inline uint32_t ibk__rx_ud_range(struct ibk__rx_ud_keys k,
 
 /* The second pass, for a burst holding a packet that is no UD SEND or
  * has a TVer: that packet's verdict, TVer first (ibk_rx_check()). */
-static inline void ibk__rx_ud_header_drops(const void *const *hdrs,
-					   uint8_t *verdicts, size_t n)
+static inline void ibk__rx_ud_header_drops(const void *const *hdrs, size_t n,
+					   uint8_t *verdicts)
 {
 	size_t i;
 
@@ -2428,13 +2455,13 @@ static inline void ibk__rx_ud_header_drops(const void *const *hdrs,
  */
 static inline size_t ibk__rx_ud_burst_scalar(ibk_pkey_t qp_pkey,
 					     ibk_qkey_t qp_qkey,
-					     const void *const *hdrs,
-					     uint8_t *verdicts, size_t n)
+					     const void *const *hdrs, size_t n,
+					     uint8_t *verdicts)
 {
-	struct ibk__rx_ud_keys k = ibk__rx_ud_keys(qp_pkey, qp_qkey);
+	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
 
-	if (ibk__rx_ud_range(k, hdrs, verdicts, 0, n) & IBK__RX_UD_HEADER_BITS)
-		ibk__rx_ud_header_drops(hdrs, verdicts, n);
+	if (ibk__rx_ud_range(k, hdrs, 0, n, verdicts) & IBK__RX_UD_HEADER_BITS)
+		ibk__rx_ud_header_drops(hdrs, n, verdicts);
 	return ibk__count_zero(verdicts, n);
 }
 
@@ -2447,18 +2474,19 @@ static inline size_t ibk__rx_ud_burst_scalar(ibk_pkey_t qp_pkey,
  */
 static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
 					     ibk_qkey_t qp_qkey,
-					     const void *const *hdrs,
-					     uint8_t *verdicts, size_t n)
+					     const void *const *hdrs, size_t n,
+					     uint8_t *verdicts)
 {
-	struct ibk__rx_ud_keys k = ibk__rx_ud_keys(qp_pkey, qp_qkey);
+	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
 	size_t whole = n - n % 16;
 	bool odd_header;
-	size_t accepted = ibk__vec_rx_words(hdrs, verdicts, whole, k.head_mask,
-					    k.head_want, k.qkey, &odd_header);
+	size_t accepted = ibk__vec_rx_words(hdrs, whole, k.head_mask,
+					    k.head_want, k.qkey, verdicts,
+					    &odd_header);
 
-	if (odd_header | ((ibk__rx_ud_range(k, hdrs, verdicts, whole, n) &
+	if (odd_header | ((ibk__rx_ud_range(k, hdrs, whole, n, verdicts) &
 			   IBK__RX_UD_HEADER_BITS) != 0))
-		ibk__rx_ud_header_drops(hdrs, verdicts, n);
+		ibk__rx_ud_header_drops(hdrs, n, verdicts);
 	if (whole < n)
 		accepted += ibk__count_zero(verdicts + whole, n - whole);
 	return accepted;
@@ -2485,13 +2513,13 @@ static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
  * the compares run on whole chunks of 16 packets.
  */
 static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
-				     const void *const *hdrs, uint8_t *verdicts,
-				     size_t n)
+				     const void *const *hdrs, size_t n,
+				     uint8_t *verdicts)
 {
 #if defined(IBK__SIMD)
-	return ibk__rx_ud_burst_vector(qp_pkey, qp_qkey, hdrs, verdicts, n);
+	return ibk__rx_ud_burst_vector(qp_pkey, qp_qkey, hdrs, n, verdicts);
 #else
-	return ibk__rx_ud_burst_scalar(qp_pkey, qp_qkey, hdrs, verdicts, n);
+	return ibk__rx_ud_burst_scalar(qp_pkey, qp_qkey, hdrs, n, verdicts);
 #endif
 }
 
@@ -3371,7 +3399,7 @@ ibk_mr_fast_reg(struct ibk_mem_attr *mr, uint32_t qp_pd,
 }
 
 /* A bind work request (IBV_WR_BIND_MW, or ibv_bind_mw() for type 1). */
-struct ibk_mw_bind {
+struct ibk_mw_bind_wr {
 	uint64_t addr;		/* where the window starts in the MR */
 	uint64_t length;	/* 0 unbinds a type 1 window */
 	ibk_rkey_t mw_rkey;	/* the window's current key */
@@ -3395,7 +3423,7 @@ struct ibk_mw_bind {
 static inline enum ibk_memop_verdict
 ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
 			const struct ibk_mem_attr *mr,
-			const struct ibk_mw_bind *wr)
+			const struct ibk_mw_bind_wr *wr)
 {
 	if (mr->pd != mw->pd)		/* "Check PDs for memory window binds" */
 		return IBK_MEMOP_ERR_MR_PD;
@@ -3432,7 +3460,7 @@ ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
-		  const struct ibk_mw_bind *wr)
+		  const struct ibk_mw_bind_wr *wr)
 {
 	if (mw->state == IBK_MEM_INVALID || mw->rkey != wr->mw_rkey)
 		return IBK_MEMOP_ERR_KEY;
@@ -3470,7 +3498,7 @@ ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
-	    struct ibk_mem_attr *old_mr, const struct ibk_mw_bind *wr)
+	    struct ibk_mem_attr *old_mr, const struct ibk_mw_bind_wr *wr)
 {
 	enum ibk_memop_verdict v = ibk_mw_bind_check(mw, mr, wr);
 
@@ -3517,8 +3545,8 @@ static inline bool ibk__mem_named(const struct ibk_mem_attr *o,
  * QP first.
  */
 static inline enum ibk_memop_verdict
-ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
-		   struct ibk_mem_attr *mr)
+ibk_mem_invalidate(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
+		   ibk_rkey_t key)
 {
 	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
@@ -3555,8 +3583,8 @@ ibk_mem_invalidate(struct ibk_mem_attr *o, ibk_rkey_t key,
  * valid.
  */
 static inline enum ibk_memop_verdict
-ibk_mem_invalidate_remote(struct ibk_mem_attr *o, ibk_rkey_t key,
-			  struct ibk_mem_attr *mr, const struct ibk_mem_qp *qp)
+ibk_mem_invalidate_remote(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
+			  ibk_rkey_t key, const struct ibk_mem_qp *qp)
 {
 	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
@@ -3565,7 +3593,7 @@ ibk_mem_invalidate_remote(struct ibk_mem_attr *o, ibk_rkey_t key,
 	if (o->kind == IBK_MEM_MW2 && o->state == IBK_MEM_VALID &&
 	    o->qpn != qp->qpn)
 		return IBK_MEMOP_ERR_WINDOW_QP;
-	return ibk_mem_invalidate(o, key, mr);
+	return ibk_mem_invalidate(o, mr, key);
 }
 
 /*
@@ -3577,8 +3605,8 @@ ibk_mem_invalidate_remote(struct ibk_mem_attr *o, ibk_rkey_t key,
  * (rxe_mw_cleanup()).
  */
 static inline enum ibk_memop_verdict
-ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
-		   struct ibk_mem_attr *mr)
+ibk_mem_deregister(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
+		   ibk_rkey_t key)
 {
 	if (!ibk__mem_named(o, key))
 		return IBK_MEMOP_ERR_KEY;
@@ -3623,8 +3651,9 @@ ibk_mem_deregister(struct ibk_mem_attr *o, ibk_rkey_t key,
  *	if (st == 0 && ibk_mkey_check(&mkey, ibk_mad_method(mad),
  *				      ibk_smp_mkey(mad), now_ns) ==
  *		       IBK_MKEY_VIOLATION) {	// no reply; count; trap 256
- *		ibk_trap_256_from_smp(&t, mad, lrh_slid);
- *		ibk_notice_build_256(notice, IBK_NOTICE_PRODUCER_CA, my_lid, &t);
+ *		ibk_trap_256_from_smp(mad, lrh_slid, &t);
+ *		ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, my_lid, &t,
+ *				     notice);
  *		return;
  *	}
  *	...					// answer the attribute: st
@@ -4265,44 +4294,48 @@ static inline void ibk_guid_block_set(void *data, unsigned i, ibk_guid_t guid)
 	ibk__store_be64((uint8_t *)data + 8 * (i & 7u), guid);
 }
 
-/* The 32 P_Keys of the block at @data into @out, host order. */
-static inline void ibk_pkey_block_decode(const void *data,
-					 ibk_pkey_t out[IBK_PKEY_BLOCK_ENTRIES])
+/* The 32 P_Keys of the block at @data into @pkeys, host order. */
+static inline void
+ibk_pkey_block_decode(const void *data,
+		      ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES])
 {
 	unsigned i;
 
 	for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
-		out[i] = ibk_pkey_block_get(data, i);
+		pkeys[i] = ibk_pkey_block_get(data, i);
 }
 
-/* The block at @data from the 32 P_Keys of @in. */
-static inline void ibk_pkey_block_encode(void *data,
-					 const ibk_pkey_t in[IBK_PKEY_BLOCK_ENTRIES])
+/* The block at @data from the 32 P_Keys of @pkeys. */
+static inline void
+ibk_pkey_block_encode(const ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES],
+		      uint8_t *data)
 {
 	unsigned i;
 
 	for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
-		ibk_pkey_block_set(data, i, in[i]);
+		ibk_pkey_block_set(data, i, pkeys[i]);
 }
 
-/* The 8 GUIDs of the block at @data into @out, host order. */
-static inline void ibk_guid_block_decode(const void *data,
-					 ibk_guid_t out[IBK_GUID_BLOCK_ENTRIES])
+/* The 8 GUIDs of the block at @data into @guids, host order. */
+static inline void
+ibk_guid_block_decode(const void *data,
+		      ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES])
 {
 	unsigned i;
 
 	for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
-		out[i] = ibk_guid_block_get(data, i);
+		guids[i] = ibk_guid_block_get(data, i);
 }
 
-/* The block at @data from the 8 GUIDs of @in. */
-static inline void ibk_guid_block_encode(void *data,
-					 const ibk_guid_t in[IBK_GUID_BLOCK_ENTRIES])
+/* The block at @data from the 8 GUIDs of @guids. */
+static inline void
+ibk_guid_block_encode(const ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES],
+		      uint8_t *data)
 {
 	unsigned i;
 
 	for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
-		ibk_guid_block_set(data, i, in[i]);
+		ibk_guid_block_set(data, i, guids[i]);
 }
 
 /*
@@ -4448,55 +4481,56 @@ struct ibk_trap_key {
 };
 
 /*
- * Writes the first 10 bytes of a generic notice at @n, and zeroes its
- * DataDetails: IsGeneric, @type, @producer, trap @trap, @issuer_lid,
+ * Writes the first 10 bytes of a generic notice at @notice, and zeroes its
+ * DataDetails: IsGeneric, @type, @producer, trap @trap_number, @issuer_lid,
  * toggle and count 0.
  */
-static inline void ibk_notice_init(void *n, uint8_t type, uint32_t producer,
-				   uint16_t trap, uint16_t issuer_lid)
+static inline void ibk_notice_init(uint8_t type, uint32_t producer,
+				   uint16_t trap_number, uint16_t issuer_lid,
+				   void *notice)
 {
-	uint8_t *p = (uint8_t *)n;
+	uint8_t *p = (uint8_t *)notice;
 	unsigned i;
 
 	for (i = 0; i < IBK_NOTICE_LEN; i++)
 		p[i] = 0;
-	ibk_notice_set_generic(n, true);
-	ibk_notice_set_type(n, type);
-	ibk_notice_set_producer(n, producer);
-	ibk_notice_set_trap_number(n, trap);
-	ibk_notice_set_issuer_lid(n, issuer_lid);
+	ibk_notice_set_generic(notice, true);
+	ibk_notice_set_type(notice, type);
+	ibk_notice_set_producer(notice, producer);
+	ibk_notice_set_trap_number(notice, trap_number);
+	ibk_notice_set_issuer_lid(notice, issuer_lid);
 }
 
 /*
- * The Bad M_Key notice (security, trap 256) at @n, IBK_NOTICE_LEN bytes,
- * from *@t, as qib_bad_mkey() sends it: the hop count is written as at
- * most 30, with DRPathTruncated set when @t says so or when it is above
+ * The Bad M_Key notice (security, trap 256) at @notice, IBK_NOTICE_LEN bytes,
+ * from *@trap, as qib_bad_mkey() sends it: the hop count is written as at
+ * most 30, with DRPathTruncated set when @trap says so or when it is above
  * 30, and only that many return path bytes. @producer is one of
  * IBK_NOTICE_PRODUCER_*.
  */
-static inline void ibk_notice_build_256(void *n, uint32_t producer,
-					uint16_t issuer_lid,
-					const struct ibk_trap_256 *t)
+static inline void ibk_notice_build_256(uint32_t producer, uint16_t issuer_lid,
+					const struct ibk_trap_256 *trap,
+					void *notice)
 {
-	uint8_t *d = (uint8_t *)n + IBK_NOTICE_DETAILS;
-	unsigned hops = t->dr_hop_cnt, i;
-	unsigned dr = t->dr_notice ? IBK_TRAP_DR_NOTICE : 0u;
+	uint8_t *d = (uint8_t *)notice + IBK_NOTICE_DETAILS;
+	unsigned hops = trap->dr_hop_cnt, i;
+	unsigned dr = trap->dr_notice ? IBK_TRAP_DR_NOTICE : 0u;
 
-	ibk_notice_init(n, IBK_NOTICE_TYPE_SECURITY, producer,
-			IBK_TRAP_BAD_MKEY, issuer_lid);
-	ibk__store_be16(d + 2, t->lid);
-	ibk__store_be16(d + 4, t->dr_slid);
-	d[6] = t->method;
-	ibk__store_be16(d + 8, t->attr_id);
-	ibk__store_be32(d + 10, t->attr_mod);
-	ibk__store_be64(d + 14, t->mkey);
-	if (t->dr_truncated || hops > IBK_TRAP_DR_PATH_LEN)
+	ibk_notice_init(IBK_NOTICE_TYPE_SECURITY, producer, IBK_TRAP_BAD_MKEY,
+			issuer_lid, notice);
+	ibk__store_be16(d + 2, trap->lid);
+	ibk__store_be16(d + 4, trap->dr_slid);
+	d[6] = trap->method;
+	ibk__store_be16(d + 8, trap->attr_id);
+	ibk__store_be32(d + 10, trap->attr_mod);
+	ibk__store_be64(d + 14, trap->mkey);
+	if (trap->dr_truncated || hops > IBK_TRAP_DR_PATH_LEN)
 		dr |= IBK_TRAP_DR_TRUNCATED;
 	if (hops > IBK_TRAP_DR_PATH_LEN)
 		hops = IBK_TRAP_DR_PATH_LEN;
 	d[23] = (uint8_t)(dr | hops);
 	for (i = 0; i < hops; i++)
-		d[24 + i] = t->dr_return_path[i];
+		d[24 + i] = trap->dr_return_path[i];
 }
 
 /*
@@ -4514,27 +4548,27 @@ static inline void ibk_notice_build_256(void *n, uint32_t producer,
  * ("Bad M_Key, <M_KEY> from <LIDADDR> attempted <METHOD> ...") and
  * Wireshark read it; the kernel's SMAs put their own LID there instead.
  */
-static inline void ibk_trap_256_from_smp(struct ibk_trap_256 *t,
-					 const void *smp, uint16_t lid)
+static inline void ibk_trap_256_from_smp(const void *smp, uint16_t lid,
+					 struct ibk_trap_256 *trap)
 {
 	const uint8_t *path = (const uint8_t *)smp + IBK_SMP_RETURN_PATH;
 	unsigned hops = 0, i;
 
-	t->lid = lid;
-	t->method = ibk_mad_method(smp);
-	t->attr_id = ibk_mad_attr_id(smp);
-	t->attr_mod = ibk_mad_attr_mod(smp);
-	t->mkey = ibk_smp_mkey(smp);
-	t->dr_notice = ibk_smp_is_dr(smp);
-	t->dr_slid = t->dr_notice ? ibk_smp_dr_slid(smp) : 0;
-	if (t->dr_notice)
+	trap->lid = lid;
+	trap->method = ibk_mad_method(smp);
+	trap->attr_id = ibk_mad_attr_id(smp);
+	trap->attr_mod = ibk_mad_attr_mod(smp);
+	trap->mkey = ibk_smp_mkey(smp);
+	trap->dr_notice = ibk_smp_is_dr(smp);
+	trap->dr_slid = trap->dr_notice ? ibk_smp_dr_slid(smp) : 0;
+	if (trap->dr_notice)
 		hops = ibk_smp_hop_cnt(smp);
-	t->dr_truncated = hops > IBK_TRAP_DR_PATH_LEN;
-	if (t->dr_truncated)
+	trap->dr_truncated = hops > IBK_TRAP_DR_PATH_LEN;
+	if (trap->dr_truncated)
 		hops = IBK_TRAP_DR_PATH_LEN;
-	t->dr_hop_cnt = (uint8_t)hops;
+	trap->dr_hop_cnt = (uint8_t)hops;
 	for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
-		t->dr_return_path[i] = i < hops ? path[1 + i] : 0;
+		trap->dr_return_path[i] = i < hops ? path[1 + i] : 0;
 }
 
 /* True if @n is a generic notice of trap @trap. */
@@ -4544,84 +4578,88 @@ static inline bool ibk__notice_is_trap(const void *n, uint16_t trap)
 }
 
 /*
- * Reads the trap 256 details of the notice @n into *@t. IBK_OK;
+ * Reads the trap 256 details of the notice @notice into *@trap. IBK_OK;
  * IBK_EINVAL for a NULL pointer or a notice that is not a generic trap
- * 256 (*@t is then left alone).
+ * 256 (*@trap is then left alone).
  */
-static inline int ibk_notice_parse_256(const void *n, struct ibk_trap_256 *t)
+static inline int ibk_notice_parse_256(const void *notice,
+				       struct ibk_trap_256 *trap)
 {
 	const uint8_t *d;
 	unsigned i;
 
-	if (!n || !t || !ibk__notice_is_trap(n, IBK_TRAP_BAD_MKEY))
+	if (!notice || !trap || !ibk__notice_is_trap(notice, IBK_TRAP_BAD_MKEY))
 		return IBK_EINVAL;
-	d = (const uint8_t *)n + IBK_NOTICE_DETAILS;
-	t->lid = ibk__load_be16(d + 2);
-	t->dr_slid = ibk__load_be16(d + 4);
-	t->method = d[6];
-	t->attr_id = ibk__load_be16(d + 8);
-	t->attr_mod = ibk__load_be32(d + 10);
-	t->mkey = ibk__load_be64(d + 14);
-	t->dr_notice = (d[23] & IBK_TRAP_DR_NOTICE) != 0;
-	t->dr_truncated = (d[23] & IBK_TRAP_DR_TRUNCATED) != 0;
-	t->dr_hop_cnt = (uint8_t)(d[23] & 0x3f);
+	d = (const uint8_t *)notice + IBK_NOTICE_DETAILS;
+	trap->lid = ibk__load_be16(d + 2);
+	trap->dr_slid = ibk__load_be16(d + 4);
+	trap->method = d[6];
+	trap->attr_id = ibk__load_be16(d + 8);
+	trap->attr_mod = ibk__load_be32(d + 10);
+	trap->mkey = ibk__load_be64(d + 14);
+	trap->dr_notice = (d[23] & IBK_TRAP_DR_NOTICE) != 0;
+	trap->dr_truncated = (d[23] & IBK_TRAP_DR_TRUNCATED) != 0;
+	trap->dr_hop_cnt = (uint8_t)(d[23] & 0x3f);
 	for (i = 0; i < IBK_TRAP_DR_PATH_LEN; i++)
-		t->dr_return_path[i] = d[24 + i];
+		trap->dr_return_path[i] = d[24 + i];
 	return IBK_OK;
 }
 
 /*
- * The Bad P_Key (@trap 257) or Bad Q_Key (@trap 258) notice at @n,
- * IBK_NOTICE_LEN bytes, from *@t (qib_bad_pkey()). IBK_OK; IBK_EINVAL,
- * writing nothing, for a NULL pointer or another @trap.
+ * The Bad P_Key (@trap_number 257) or Bad Q_Key (@trap_number 258)
+ * notice at @notice, IBK_NOTICE_LEN bytes, from *@trap (qib_bad_pkey()).
+ * IBK_OK; IBK_EINVAL, writing nothing, for a NULL pointer or another
+ * @trap_number.
  */
-static inline int ibk_notice_build_key_trap(void *n, uint16_t trap,
+static inline int ibk_notice_build_key_trap(uint16_t trap_number,
 					    uint32_t producer,
 					    uint16_t issuer_lid,
-					    const struct ibk_trap_key *t)
+					    const struct ibk_trap_key *trap,
+					    void *notice)
 {
 	uint8_t *d;
 
-	if (!n || !t || (trap != IBK_TRAP_BAD_PKEY &&
-			 trap != IBK_TRAP_BAD_QKEY))
+	if (!notice || !trap || (trap_number != IBK_TRAP_BAD_PKEY &&
+			 trap_number != IBK_TRAP_BAD_QKEY))
 		return IBK_EINVAL;
-	d = (uint8_t *)n + IBK_NOTICE_DETAILS;
-	ibk_notice_init(n, IBK_NOTICE_TYPE_SECURITY, producer, trap,
-			issuer_lid);
-	ibk__store_be16(d + 2, t->lid1);
-	ibk__store_be16(d + 4, t->lid2);
-	ibk__store_be32(d + 6, t->key);
-	ibk__store_be32(d + 10, (uint32_t)t->sl << 28 | (t->qp1 & 0xffffffu));
-	ibk__store_be24(d + 15, t->qp2);
-	ibk__copy16(d + 18, t->gid1.raw);
-	ibk__copy16(d + 34, t->gid2.raw);
+	d = (uint8_t *)notice + IBK_NOTICE_DETAILS;
+	ibk_notice_init(IBK_NOTICE_TYPE_SECURITY, producer, trap_number,
+			issuer_lid, notice);
+	ibk__store_be16(d + 2, trap->lid1);
+	ibk__store_be16(d + 4, trap->lid2);
+	ibk__store_be32(d + 6, trap->key);
+	ibk__store_be32(d + 10,
+			(uint32_t)trap->sl << 28 | (trap->qp1 & 0xffffffu));
+	ibk__store_be24(d + 15, trap->qp2);
+	ibk__copy16(d + 18, trap->gid1.raw);
+	ibk__copy16(d + 34, trap->gid2.raw);
 	return IBK_OK;
 }
 
 /*
- * Reads the details of a trap 257 or 258 notice @n into *@t. Returns the
- * trap number; IBK_EINVAL for a NULL pointer or a notice that is not a
- * generic trap 257 or 258 (*@t is then left alone).
+ * Reads the details of a trap 257 or 258 notice @notice into *@trap.
+ * Returns the trap number; IBK_EINVAL for a NULL pointer or a notice
+ * that is not a generic trap 257 or 258 (*@trap is then left alone).
  */
-static inline int ibk_notice_parse_key_trap(const void *n,
-					    struct ibk_trap_key *t)
+static inline int ibk_notice_parse_key_trap(const void *notice,
+					    struct ibk_trap_key *trap)
 {
 	const uint8_t *d;
 
-	if (!n || !t || !ibk_notice_is_generic(n) ||
-	    (ibk_notice_trap_number(n) != IBK_TRAP_BAD_PKEY &&
-	     ibk_notice_trap_number(n) != IBK_TRAP_BAD_QKEY))
+	if (!notice || !trap || !ibk_notice_is_generic(notice) ||
+	    (ibk_notice_trap_number(notice) != IBK_TRAP_BAD_PKEY &&
+	     ibk_notice_trap_number(notice) != IBK_TRAP_BAD_QKEY))
 		return IBK_EINVAL;
-	d = (const uint8_t *)n + IBK_NOTICE_DETAILS;
-	t->lid1 = ibk__load_be16(d + 2);
-	t->lid2 = ibk__load_be16(d + 4);
-	t->key = ibk__load_be32(d + 6);
-	t->sl = (uint8_t)(d[10] >> 4);
-	t->qp1 = ibk__load_be24(d + 11);
-	t->qp2 = ibk__load_be24(d + 15);
-	ibk__copy16(t->gid1.raw, d + 18);
-	ibk__copy16(t->gid2.raw, d + 34);
-	return ibk_notice_trap_number(n);
+	d = (const uint8_t *)notice + IBK_NOTICE_DETAILS;
+	trap->lid1 = ibk__load_be16(d + 2);
+	trap->lid2 = ibk__load_be16(d + 4);
+	trap->key = ibk__load_be32(d + 6);
+	trap->sl = (uint8_t)(d[10] >> 4);
+	trap->qp1 = ibk__load_be24(d + 11);
+	trap->qp2 = ibk__load_be24(d + 15);
+	ibk__copy16(trap->gid1.raw, d + 18);
+	ibk__copy16(trap->gid2.raw, d + 34);
+	return ibk_notice_trap_number(notice);
 }
 
 /* The headers of one received packet, located by ibk_pkt_locate(). */
@@ -4640,67 +4678,69 @@ struct ibk_pkt_headers {
  * short for the headers it names.
  */
 static inline int ibk_pkt_locate(const void *pkt, size_t len,
-				 struct ibk_pkt_headers *h)
+				 struct ibk_pkt_headers *headers)
 {
 	const uint8_t *p = (const uint8_t *)pkt;
 	size_t off = IBK_LRH_LEN;
 	uint8_t lnh;
 
-	if (!p || !h || len < IBK_LRH_LEN)
+	if (!p || !headers || len < IBK_LRH_LEN)
 		return IBK_EINVAL;
 	lnh = ibk_lrh_lnh(p);
 	if (lnh != IBK_LNH_BTH && lnh != IBK_LNH_GRH)
 		return IBK_EINVAL;
-	h->lrh = p;
-	h->grh = NULL;
-	h->deth = NULL;
+	headers->lrh = p;
+	headers->grh = NULL;
+	headers->deth = NULL;
 	if (lnh == IBK_LNH_GRH) {
 		if (len < off + IBK_GRH_LEN ||
 		    ibk_grh_nxthdr(p + off) != IBK_GRH_NXTHDR_BTH)
 			return IBK_EINVAL;
-		h->grh = p + off;
+		headers->grh = p + off;
 		off += IBK_GRH_LEN;
 	}
 	if (len < off + IBK_BTH_LEN)
 		return IBK_EINVAL;
-	h->bth = p + off;
+	headers->bth = p + off;
 	off += IBK_BTH_LEN;
-	if ((ibk_bth_opcode(h->bth) & 0xfe) == IBK_OPCODE_UD_SEND_ONLY) {
+	if ((ibk_bth_opcode(headers->bth) & 0xfe) == IBK_OPCODE_UD_SEND_ONLY) {
 		if (len < off + IBK_DETH_LEN)
 			return IBK_EINVAL;
-		h->deth = p + off;
+		headers->deth = p + off;
 	}
 	return IBK_OK;
 }
 
 /*
- * The trap 257 (@trap IBK_TRAP_BAD_PKEY) or 258 details for the dropped
- * packet whose headers *@h holds, as qib_ud_rcv() and qib_ruc_check_hdr()
- * report them: LIDADDR1/2 the LRH's SLID/DLID, SL from the LRH, KEY the
- * packet's BTH P_Key (257) or DETH Q_Key (258), QP1 the DETH's source QP
- * (0 without a DETH, as for RC and UC), QP2 the BTH's destination QP,
- * GIDADDR1/2 the GRH's SGID/DGID (zero without a GRH). IBK_OK; IBK_EINVAL
- * for a NULL pointer, another @trap, or a 258 without a DETH.
+ * The trap 257 (@trap_number IBK_TRAP_BAD_PKEY) or 258 details, into
+ * *@trap, for the dropped packet whose headers *@h holds, as qib_ud_rcv()
+ * and qib_ruc_check_hdr() report them: LIDADDR1/2 the LRH's SLID/DLID, SL
+ * from the LRH, KEY the packet's BTH P_Key (257) or DETH Q_Key (258), QP1
+ * the DETH's source QP (0 without a DETH, as for RC and UC), QP2 the BTH's
+ * destination QP, GIDADDR1/2 the GRH's SGID/DGID (zero without a GRH).
+ * IBK_OK; IBK_EINVAL for a NULL pointer, another @trap_number, or a 258
+ * without a DETH.
  */
-static inline int ibk_trap_key_from_headers(struct ibk_trap_key *t,
-					    uint16_t trap,
-					    const struct ibk_pkt_headers *h)
+static inline int ibk_trap_key_from_headers(const struct ibk_pkt_headers *h,
+					    uint16_t trap_number,
+					    struct ibk_trap_key *trap)
 {
 	static const uint8_t zero[16] = { 0 };
 
-	if (!t || !h || !h->lrh || !h->bth ||
-	    (trap != IBK_TRAP_BAD_PKEY && trap != IBK_TRAP_BAD_QKEY) ||
-	    (trap == IBK_TRAP_BAD_QKEY && !h->deth))
+	if (!trap || !h || !h->lrh || !h->bth ||
+	    (trap_number != IBK_TRAP_BAD_PKEY &&
+	     trap_number != IBK_TRAP_BAD_QKEY) ||
+	    (trap_number == IBK_TRAP_BAD_QKEY && !h->deth))
 		return IBK_EINVAL;
-	t->lid1 = ibk_lrh_slid(h->lrh);
-	t->lid2 = ibk_lrh_dlid(h->lrh);
-	t->sl = ibk_lrh_sl(h->lrh);
-	t->key = trap == IBK_TRAP_BAD_PKEY ? ibk_bth_pkey(h->bth) :
-					     ibk_deth_qkey(h->deth);
-	t->qp1 = h->deth ? ibk_deth_src_qp(h->deth) : 0;
-	t->qp2 = ibk_bth_dest_qp(h->bth);
-	ibk__copy16(t->gid1.raw, h->grh ? h->grh + 8 : zero);
-	ibk__copy16(t->gid2.raw, h->grh ? h->grh + 24 : zero);
+	trap->lid1 = ibk_lrh_slid(h->lrh);
+	trap->lid2 = ibk_lrh_dlid(h->lrh);
+	trap->sl = ibk_lrh_sl(h->lrh);
+	trap->key = trap_number == IBK_TRAP_BAD_PKEY ? ibk_bth_pkey(h->bth) :
+						       ibk_deth_qkey(h->deth);
+	trap->qp1 = h->deth ? ibk_deth_src_qp(h->deth) : 0;
+	trap->qp2 = ibk_bth_dest_qp(h->bth);
+	ibk__copy16(trap->gid1.raw, h->grh ? h->grh + 8 : zero);
+	ibk__copy16(trap->gid2.raw, h->grh ? h->grh + 24 : zero);
 	return IBK_OK;
 }
 

@@ -83,9 +83,32 @@
  *   IBK_PKEY_HASH_SLOTS_MIN(C) and IBK_HASH_SLOTS_MIN(C) slots instead (an
  *   index at most half full, for firmware) the two take 28 and 64 bytes
  *   per entry for a power of two.
+ *
+ * Parameters
+ *   In ib_keys.h's order: the table, port or latch acted on first; then
+ *   the inputs, an input array followed at once by its count; then the
+ *   outputs, each a pointer named for what it receives:
+ *   ibk_pkey_table_snapshot(t, n, pkeys, generation),
+ *   ibk_port_rx_mixed(port, qps, hdrs, n, verdicts, pkey_index).
  */
 #ifndef IBKEYS_IB_TABLES_H
 #define IBKEYS_IB_TABLES_H
+
+/*
+ * The release both headers belong to, VERSION's value (tests/version.py
+ * checks it). Either header defines it, whichever comes first; the other
+ * refuses to build beside a header of another release.
+ */
+#ifndef IBKEYS_VERSION
+#define IBKEYS_VERSION_MAJOR	0
+#define IBKEYS_VERSION_MINOR	3
+#define IBKEYS_VERSION_PATCH	0
+#define IBKEYS_VERSION		"0.3.0"
+#endif
+#if IBKEYS_VERSION_MAJOR != 0 || IBKEYS_VERSION_MINOR != 3 || \
+    IBKEYS_VERSION_PATCH != 0
+#error "ib_keys.h and ib_tables.h come from two releases"
+#endif
 
 #include "ib_keys.h"
 
@@ -105,18 +128,31 @@
  *                for one core without compare-and-swap (Cortex-M0/M0+,
  *                RISC-V without the A extension): see below.
  *
- * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", which
- * must define what a port defines here: IBK__ATOMIC(type) for 16- and
- * 32-bit unsigned types, ibk__load(p, relaxed|acquire), ibk__store(p, v,
- * relaxed|release), ibk__fetch_add(p, v, relaxed) and ibk__exchange(p, v,
- * relaxed) returning the old value, ibk__cas(p, &expected, desired,
- * acquire, relaxed) (strong, true on success, 32-bit), ibk__fence(acquire|
- * release), ibk__cpu_relax() and IBK__STATIC_ASSERT(cond, msg). The orders
- * listed are the only ones used. Read-modify-writes (fetch_add, exchange,
- * cas) only ever apply to 32-bit words; 16-bit words are only loaded and
- * stored. So a port needs lock-free 32-bit atomics and nothing wider or
- * narrower: GCC calls 16-bit atomics "sometimes lock-free" on rv32imac
- * (only their read-modify-writes would need a library), and that is fine.
+ * or an integrator's own: #define IBK_ATOMICS_HEADER "my_atomics.h", a
+ * header that defines these macros (tests/atomics_builtin.h is one):
+ *
+ *   IBK_ATOMICS_TYPE(type)             the shared word's type, for uint16_t
+ *                                      and uint32_t
+ *   IBK_ATOMICS_LOAD(p, order)         the value at p; order relaxed or
+ *                                      acquire
+ *   IBK_ATOMICS_STORE(p, v, order)     order relaxed or release
+ *   IBK_ATOMICS_FETCH_ADD(p, v, order) adds v, gives the old value; relaxed
+ *   IBK_ATOMICS_EXCHANGE(p, v, order)  stores v, gives the old value; relaxed
+ *   IBK_ATOMICS_CAS(p, expected, desired, success, failure)
+ *                                      strong compare-and-swap, true if *p
+ *                                      was *expected (then *p = desired),
+ *                                      else *expected = *p; acquire, relaxed
+ *   IBK_ATOMICS_FENCE(order)           a thread fence; acquire or release
+ *   IBK_ATOMICS_CPU_RELAX()            a spinning writer's pause (may be
+ *                                      ((void)0))
+ *
+ * An order comes as the bare word relaxed, acquire or release, and the
+ * orders listed are the only ones used. Read-modify-writes (fetch-add,
+ * exchange, CAS) only ever apply to 32-bit words; 16-bit words are only
+ * loaded and stored. So a port needs lock-free 32-bit atomics and nothing
+ * wider or narrower: GCC calls 16-bit atomics "sometimes lock-free" on
+ * rv32imac (only their read-modify-writes would need a library), and that
+ * is fine.
  *
  * Single core (IBK_ATOMICS_SINGLE_CORE)
  *   For firmware on one core whose readers may be interrupt handlers. The
@@ -149,8 +185,30 @@
 #define IBK_ATOMICS_KERNEL 1
 #endif
 
+/* Layout and platform checks at compile time, in either language. */
+#ifdef __cplusplus
+#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
+#else
+#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#endif
+
 #if defined(IBK_ATOMICS_HEADER)
 #include IBK_ATOMICS_HEADER
+#if !defined(IBK_ATOMICS_TYPE) || !defined(IBK_ATOMICS_LOAD) || \
+    !defined(IBK_ATOMICS_STORE) || !defined(IBK_ATOMICS_FETCH_ADD) || \
+    !defined(IBK_ATOMICS_EXCHANGE) || !defined(IBK_ATOMICS_CAS) || \
+    !defined(IBK_ATOMICS_FENCE) || !defined(IBK_ATOMICS_CPU_RELAX)
+#error "IBK_ATOMICS_HEADER: define every IBK_ATOMICS_* the Atomics port lists"
+#endif
+#define IBK__ATOMIC(type)		IBK_ATOMICS_TYPE(type)
+#define ibk__load(p, order)		IBK_ATOMICS_LOAD(p, order)
+#define ibk__store(p, v, order)		IBK_ATOMICS_STORE(p, v, order)
+#define ibk__fetch_add(p, v, order)	IBK_ATOMICS_FETCH_ADD(p, v, order)
+#define ibk__exchange(p, v, order)	IBK_ATOMICS_EXCHANGE(p, v, order)
+#define ibk__cas(p, expected, desired, success, failure) \
+	IBK_ATOMICS_CAS(p, expected, desired, success, failure)
+#define ibk__fence(order)		IBK_ATOMICS_FENCE(order)
+#define ibk__cpu_relax()		IBK_ATOMICS_CPU_RELAX()
 
 #elif defined(IBK_ATOMICS_KERNEL)
 #include <linux/compiler.h>
@@ -172,7 +230,6 @@
 #define ibk__kfence_acquire()		smp_rmb()
 #define ibk__kfence_release()		smp_wmb()
 #define ibk__cpu_relax()		cpu_relax()
-#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 
 /* The kernel has no fetch-add on a plain word: a relaxed CAS loop. */
 static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
@@ -197,11 +254,6 @@ static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
 	ibk__sc_cas((p), (expected), (desired))
 #define ibk__fence(order)		ibk__barrier()
 #define ibk__cpu_relax()		IBK_ATOMICS_WRITER_CONFLICT()
-#ifdef __cplusplus
-#define IBK__STATIC_ASSERT(cond, msg)	static_assert(cond, msg)
-#else
-#define IBK__STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
-#endif
 
 #ifndef IBK_ATOMICS_WRITER_CONFLICT
 #define IBK_ATOMICS_WRITER_CONFLICT()	__builtin_trap()
@@ -325,7 +377,6 @@ extern "C++" {		/* templates, even if included inside extern "C" */
 	std::atomic_compare_exchange_strong_explicit((p), (expected), \
 		(desired), IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	std::atomic_thread_fence(IBK__MO(order))
-#define IBK__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #define IBK__STD_ATOMICS 1
 IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
@@ -345,7 +396,6 @@ IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 	atomic_compare_exchange_strong_explicit((p), (expected), (desired), \
 		IBK__MO(success), IBK__MO(failure))
 #define ibk__fence(order)	atomic_thread_fence(IBK__MO(order))
-#define IBK__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #define IBK__STD_ATOMICS 1
 IBK__STATIC_ASSERT(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4,
 		   "ib_tables.h needs lock-free 32-bit atomics: on a single "
@@ -682,7 +732,7 @@ enum ibk_port_state {
  * numbered as enum ibv_event_type so a verbs event loop can pass
  * event.event_type straight through. What ibk_port_event() does:
  */
-enum ibk_port_event {
+enum ibk_event_type {
 	IBK_EVENT_DEVICE_FATAL = 8,	/* both: DOWN, awaiting refill */
 	IBK_EVENT_PORT_ACTIVE = 9,	/* both: ACTIVE, awaiting refill */
 	IBK_EVENT_PORT_ERR = 10,	/* both: DOWN, awaiting refill */
@@ -1933,20 +1983,20 @@ static inline int ibk_pkey_table_find_exact(const struct ibk_pkey_table *t,
 }
 
 /*
- * Copies every entry of one generation into @out[0..capacity-1] (empty
+ * Copies every entry of one generation into @pkeys[0..capacity-1] (empty
  * entries as stored, 0x0000 after a refill) and that generation into
  * *@generation (may be NULL). Returns the capacity; IBK_EINVAL for a NULL
  * pointer; IBK_ERANGE if @n < capacity; IBK_ENOTREADY; IBK_ESTALE.
  */
 static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
-					  ibk_pkey_t *out, uint32_t n,
+					  uint32_t n, ibk_pkey_t *pkeys,
 					  uint32_t *generation)
 {
 	uint32_t gen, i;
 	unsigned c;
 	int rc;
 
-	if (!t || !out)
+	if (!t || !pkeys)
 		return IBK_EINVAL;
 	if (n < t->hdr.capacity)
 		return IBK_ERANGE;
@@ -1955,7 +2005,7 @@ static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 		c = ibk_latch_copy(gen);
 		rc = ibk__table_readable(&t->hdr, c);
 		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
-			out[i] = ibk__load(&t->cells[c][i].pkey, relaxed);
+			pkeys[i] = ibk__load(&t->cells[c][i].pkey, relaxed);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
@@ -2818,20 +2868,20 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/* Entry @index into *@out (ibv_query_gid_ex(3) from the cache). Errors as
+/* Entry @index into *@entry (ibv_query_gid_ex(3) from the cache). Errors as
  * ibk_gid_table_ref_get(). */
 static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
-				    uint32_t index, struct ibk_gid_entry *out)
+				    uint32_t index, struct ibk_gid_entry *entry)
 {
 	struct ibk_gid_ref ref;
 	int rc;
 
-	if (!out)
+	if (!entry)
 		return IBK_EINVAL;
 	rc = ibk_gid_table_ref_get(t, index, &ref);
 	if (rc == IBK_OK) {
-		ibk__copy16(out->gid.raw, ref.gid.raw);
-		out->type = ref.type;
+		ibk__copy16(entry->gid.raw, ref.gid.raw);
+		entry->type = ref.type;
 	}
 	return rc;
 }
@@ -2958,14 +3008,15 @@ static inline int ibk_gid_table_find(const struct ibk_gid_table *t,
 /* As ibk_pkey_table_snapshot(): every entry of one generation, empty ones
  * as the all-zero GID with type IB. */
 static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
-					 struct ibk_gid_entry *out, uint32_t n,
+					 uint32_t n,
+					 struct ibk_gid_entry *entries,
 					 uint32_t *generation)
 {
 	uint32_t gen, i;
 	unsigned c;
 	int rc;
 
-	if (!t || !out)
+	if (!t || !entries)
 		return IBK_EINVAL;
 	if (n < t->hdr.capacity)
 		return IBK_ERANGE;
@@ -2974,7 +3025,7 @@ static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 		c = ibk_latch_copy(gen);
 		rc = ibk__table_readable(&t->hdr, c);
 		for (i = 0; rc == IBK_OK && i < t->hdr.capacity; i++)
-			ibk__gid_entry_load(&t->cells[c][i], &out[i]);
+			ibk__gid_entry_load(&t->cells[c][i], &entries[i]);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	if (rc != IBK_OK)
 		return rc;
@@ -3077,10 +3128,10 @@ static inline int ibk_port_set_state(struct ibk_port *port,
  * unless it is ARMED or ACTIVE (ibv_query_pkey(3)), and the Linux core's
  * cache re-reads on it too, as on LID_CHANGE, CLIENT_REREGISTER and (older
  * kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for NULL @port or an event
- * outside enum ibk_port_event.
+ * outside enum ibk_event_type.
  */
 static inline int ibk_port_event(struct ibk_port *port,
-				 enum ibk_port_event event)
+				 enum ibk_event_type event)
 {
 	/* Per event from DEVICE_FATAL on: the new state << 4 (0: keep it),
 	 * 1 for the P_Key table awaiting a refill, 2 for the GID table; 0
@@ -3340,8 +3391,8 @@ struct ibk__keyed_filter {
 	uint32_t pad;		/* 16 bytes: one shift indexes the table */
 };
 
-static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
-							 ibk_pkey_t entry)
+static inline struct ibk__keyed_filter
+ibk__keyed_filter_make(unsigned kind, ibk_pkey_t entry)
 {
 	/* per kind (RC, UC, UD): the header half, the full bit wanted and
 	 * the whole P_Key taken; then the entry's base wanted, and a full
@@ -3368,7 +3419,7 @@ static inline struct ibk__keyed_filter ibk__keyed_filter(unsigned kind,
  * as far as a burst needs it, with no branch: a burst to many QPs mixes types,
  * opcodes and drops at random, which a branch mispredicts.
  * IBK_RX_ACCEPT, IBK_RX_DROP_QKEY (UD only), or IBK_RX_DROP_PKEY for a
- * packet that fails the P_Key or the header (ibk__keyed_filter());
+ * packet that fails the P_Key or the header (ibk__keyed_filter_make());
  * *@heads gets the header bits that failed ORed in, and the caller
  * re-checks those packets, a rare case: a QP is sent what its type
  * receives. The Q_Key at @bth + IBK_BTH_LEN is read for every packet (a
@@ -3381,7 +3432,7 @@ static inline unsigned ibk__port_verdict_keyed(unsigned kind,
 					       const uint8_t *bth,
 					       uint32_t *heads)
 {
-	struct ibk__keyed_filter f = ibk__keyed_filter(kind, entry);
+	struct ibk__keyed_filter f = ibk__keyed_filter_make(kind, entry);
 	uint32_t miss = (ibk__load_be32(bth) ^ f.want) & f.mask;
 	uint32_t qkey_miss = (ibk__load_be32(bth + IBK_BTH_LEN) ^ qkey) &
 			     f.qkey_mask;
@@ -3412,8 +3463,8 @@ static inline bool
 ibk__port_burst_keyed_scalar(const struct ibk_pkey_cell *cells,
 			     uint32_t capacity,
 			     const struct ibk_qp_keys *const *qps,
-			     const void *const *hdrs, uint8_t *verdicts,
-			     size_t n)
+			     const void *const *hdrs, size_t n,
+			     uint8_t *verdicts)
 {
 	uint32_t heads = 0;
 	size_t i;
@@ -3507,9 +3558,9 @@ static inline __m256i ibk__avx2_entries(const struct ibk_pkey_cell *cells,
  * from the scalar table, with the entry's part left out (entry 0). */
 #define IBK__AVX2_FILTERS(field, kind)					\
 	_mm256_permutevar8x32_epi32(_mm256_setr_epi32(			\
-		(int)ibk__keyed_filter(0, 0).field,			\
-		(int)ibk__keyed_filter(1, 0).field,			\
-		(int)ibk__keyed_filter(2, 0).field, 0, 0, 0, 0, 0), (kind))
+		(int)ibk__keyed_filter_make(0, 0).field,		\
+		(int)ibk__keyed_filter_make(1, 0).field,		\
+		(int)ibk__keyed_filter_make(2, 0).field, 0, 0, 0, 0, 0), (kind))
 
 /*
  * ibk__port_burst_keyed_scalar() on the 8 packets of @hdrs[0..3] and
@@ -3570,11 +3621,10 @@ ibk__avx2_port_keyed8(const struct ibk_pkey_cell *cells, __m256i capacity,
  * by one; the verdict lanes of two steps are packed into 16 bytes in
  * order. The same verdicts and return value.
  */
-static inline bool ibk__port_burst_keyed_avx2(const struct ibk_pkey_cell *cells,
-					      uint32_t capacity,
-					      const struct ibk_qp_keys *const *qps,
-					      const void *const *hdrs,
-					      uint8_t *verdicts, size_t n)
+static inline bool
+ibk__port_burst_keyed_avx2(const struct ibk_pkey_cell *cells, uint32_t capacity,
+			   const struct ibk_qp_keys *const *qps,
+			   const void *const *hdrs, size_t n, uint8_t *verdicts)
 {
 	const __m256i cap = _mm256_set1_epi32((int)capacity);
 	__m256i heads = _mm256_setzero_si256();
@@ -3602,20 +3652,20 @@ static inline bool ibk__port_burst_keyed_avx2(const struct ibk_pkey_cell *cells,
 static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
 					 uint32_t capacity,
 					 const struct ibk_qp_keys *const *qps,
-					 const void *const *hdrs,
-					 uint8_t *verdicts, size_t n)
+					 const void *const *hdrs, size_t n,
+					 uint8_t *verdicts)
 {
 #if defined(IBK__SIMD_AVX2)
 	size_t whole = n - n % 16;
 	bool recheck = ibk__port_burst_keyed_avx2(cells, capacity, qps, hdrs,
-						  verdicts, whole);
+						  whole, verdicts);
 
 	return ibk__port_burst_keyed_scalar(cells, capacity, qps + whole,
-					    hdrs + whole, verdicts + whole,
-					    n - whole) | recheck;
+					    hdrs + whole, n - whole,
+					    verdicts + whole) | recheck;
 #else
 	return ibk__port_burst_keyed_scalar(cells, capacity, qps, hdrs,
-					    verdicts, n);
+					    n, verdicts);
 #endif
 }
 
@@ -3628,8 +3678,8 @@ static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
  */
 static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 				   const struct ibk_qp_keys *const *qps,
-				   const void *const *hdrs, uint8_t *verdicts,
-				   uint16_t *index, size_t n)
+				   const void *const *hdrs, size_t n,
+				   uint8_t *verdicts, uint16_t *index)
 {
 	bool readable = ibk__table_readable(&t->hdr, c) == IBK_OK;
 	bool recheck = true;
@@ -3640,7 +3690,7 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 		index[i] = qps[i]->pkey_index;
 	if (readable)
 		recheck = ibk__port_burst_keyed(t->cells[c], t->hdr.capacity,
-						qps, hdrs, verdicts, n);
+						qps, hdrs, n, verdicts);
 	for (i = 0; recheck && i < n; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
 
@@ -3657,8 +3707,8 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 static inline void ibk__port_burst_same(const struct ibk_pkey_table *t,
 					unsigned c,
 					const struct ibk_qp_keys *qp,
-					const void *const *hdrs,
-					uint8_t *verdicts, size_t n)
+					const void *const *hdrs, size_t n,
+					uint8_t *verdicts)
 {
 	const struct ibk_qp_keys *same[16];
 	size_t i;
@@ -3666,8 +3716,8 @@ static inline void ibk__port_burst_same(const struct ibk_pkey_table *t,
 	for (i = 0; i < 16; i++)
 		same[i] = qp;
 	for (i = 0; i < n; i += 16)
-		ibk__port_burst(t, c, same, hdrs + i, verdicts + i, NULL,
-				n - i < 16 ? n - i : 16);
+		ibk__port_burst(t, c, same, hdrs + i,
+				n - i < 16 ? n - i : 16, verdicts + i, NULL);
 }
 
 static inline uint32_t ibk__clamp16(size_t n)
@@ -3725,8 +3775,8 @@ static inline size_t ibk__port_count_burst(struct ibk_port *port,
  */
 static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 				       const struct ibk_qp_keys *qp,
-				       const void *const *hdrs,
-				       uint8_t *verdicts, size_t n)
+				       const void *const *hdrs, size_t n,
+				       uint8_t *verdicts)
 {
 	const struct ibk_pkey_table *t = &port->pkeys;
 	uint32_t gen;
@@ -3739,9 +3789,9 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 		    ibk__table_readable(&t->hdr, c) == IBK_OK)
 			ibk_rx_ud_burst(ibk__load(&t->cells[c][qp->pkey_index].pkey,
 						  relaxed),
-					qp->qkey, hdrs, verdicts, n);
+					qp->qkey, hdrs, n, verdicts);
 		else
-			ibk__port_burst_same(t, c, qp, hdrs, verdicts, n);
+			ibk__port_burst_same(t, c, qp, hdrs, n, verdicts);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return ibk__port_count_burst(port, verdicts, n);
 }
@@ -3765,17 +3815,16 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
  */
 static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				       const struct ibk_qp_keys *const *qps,
-				       const void *const *hdrs,
-				       uint8_t *verdicts, uint16_t *pkey_index,
-				       size_t n)
+				       const void *const *hdrs, size_t n,
+				       uint8_t *verdicts, uint16_t *pkey_index)
 {
 	const struct ibk_pkey_table *t = &port->pkeys;
 	uint32_t gen;
 
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
-		ibk__port_burst(t, ibk_latch_copy(gen), qps, hdrs, verdicts,
-				pkey_index, n);
+		ibk__port_burst(t, ibk_latch_copy(gen), qps, hdrs, n,
+				verdicts, pkey_index);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return ibk__port_count_burst(port, verdicts, n);
 }
@@ -3821,7 +3870,7 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
  *
  *	ibk_mr_table_init(&mrs, cells, 4096);
  *	ibk_mr_table_register(&mrs, &mr);	// 0, or the rule refusing
- *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, verdicts, n);
+ *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, n, verdicts);
  * ------------------------------------------------------------------------ */
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
@@ -4316,7 +4365,7 @@ static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
  * Returns as ibk_mr_table_register().
  */
 static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
-				    const struct ibk_mw_bind *wr)
+				    const struct ibk_mw_bind_wr *wr)
 {
 	struct ibk_mem_attr *mw, *mr = NULL, *old_mr = NULL;
 	struct ibk__mr_txn x;
@@ -4355,7 +4404,7 @@ static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
 	if (o->length != 0 && o->kind == IBK_MEM_MW2)
 		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
-	return ibk__mr_txn_end(t, &x, ibk_mem_invalidate(o, key, mr));
+	return ibk__mr_txn_end(t, &x, ibk_mem_invalidate(o, mr, key));
 }
 
 /*
@@ -4377,7 +4426,7 @@ static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
 	if (o->length != 0 && ibk__mem_is_window(o))
 		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
-	return ibk__mr_txn_end(t, &x, ibk_mem_deregister(o, key, mr));
+	return ibk__mr_txn_end(t, &x, ibk_mem_deregister(o, mr, key));
 }
 
 /* Inside a read section of copy @c: the object @key names into *@a, and
@@ -4424,19 +4473,19 @@ static inline int ibk_mr_table_ref_get(const struct ibk_mr_table *t,
 	return IBK_OK;
 }
 
-/* The attributes of the object @key names into *@out. Errors as
+/* The attributes of the object @key names into *@attr. Errors as
  * ibk_mr_table_ref_get(). */
 static inline int ibk_mr_table_get(const struct ibk_mr_table *t,
-				   ibk_rkey_t key, struct ibk_mem_attr *out)
+				   ibk_rkey_t key, struct ibk_mem_attr *attr)
 {
 	struct ibk_mr_ref ref;
 	int rc;
 
-	if (!out)
+	if (!attr)
 		return IBK_EINVAL;
 	rc = ibk_mr_table_ref_get(t, key, &ref);
 	if (rc == IBK_OK)
-		ibk__mem_attr_copy(out, &ref.attr);
+		ibk__mem_attr_copy(attr, &ref.attr);
 	return rc;
 }
 
@@ -4762,8 +4811,8 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
  */
 static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const struct ibk_mem_qp *qp,
-					      const void *const *hdrs,
-					      uint8_t *verdicts, size_t n)
+					      const void *const *hdrs, size_t n,
+					      uint8_t *verdicts)
 {
 	struct ibk__mr_view view;
 	enum ibk_mem_verdict v;
@@ -4873,19 +4922,19 @@ static inline int ibk_pkey_table_apply_block(struct ibk_pkey_table *t,
 }
 
 /*
- * SubnGet(P_KeyTable) from the cache: block @block into @out[0..31], one
+ * SubnGet(P_KeyTable) from the cache: block @block into @pkeys[0..31], one
  * generation, entries beyond the capacity 0x0000 (empty), in any port
  * state and awaiting a refill or not (see above). IBK_OK; IBK_EINVAL for a
  * NULL pointer; IBK_ERANGE if the block starts beyond the table.
  */
-static inline int ibk_pkey_table_read_block(const struct ibk_pkey_table *t,
-					    uint32_t block,
-					    ibk_pkey_t out[IBK_PKEY_BLOCK_ENTRIES])
+static inline int
+ibk_pkey_table_read_block(const struct ibk_pkey_table *t, uint32_t block,
+			  ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES])
 {
 	uint32_t gen, first, i;
 	unsigned c;
 
-	if (!t || !out)
+	if (!t || !pkeys)
 		return IBK_EINVAL;
 	if (block >= ibk__table_blocks(&t->hdr, IBK__PKEY_BLOCK_LOG2))
 		return IBK_ERANGE;
@@ -4894,7 +4943,7 @@ static inline int ibk_pkey_table_read_block(const struct ibk_pkey_table *t,
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
 		for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
-			out[i] = first + i < t->hdr.capacity ?
+			pkeys[i] = first + i < t->hdr.capacity ?
 				 ibk__load(&t->cells[c][first + i].pkey,
 					   relaxed) :
 				 (ibk_pkey_t)IBK_PKEY_INVALID;
@@ -4915,7 +4964,7 @@ static inline void ibk__gid_put_guid_block(struct ibk_gid_table *t,
 		    first + i < t->hdr.capacity; i++) {
 		if (first + i == 0)
 			continue;	/* the port GUID: read-only */
-		ibk_gid_set(&gid, guids[i] ? prefix : 0, guids[i]);
+		ibk_gid_set(guids[i] ? prefix : 0, guids[i], &gid);
 		ibk__gid_to_words(&gid, w);
 		ibk__gid_put(t, c, first + i, w, IBK_GID_TYPE_IB);
 	}
@@ -5023,19 +5072,19 @@ static inline int ibk_gid_table_apply_prefix(struct ibk_gid_table *t,
 
 /*
  * SubnGet(GUIDInfo) from the cache: the GUIDs (low 64 bits) of entries 8 x
- * @block onwards into @out[0..7], one generation, 0 for an empty entry or
+ * @block onwards into @guids[0..7], one generation, 0 for an empty entry or
  * one beyond the capacity, in any port state (see above). IBK_OK;
  * IBK_EINVAL for a NULL pointer; IBK_ERANGE if the block starts beyond the
  * table.
  */
-static inline int ibk_gid_table_read_guid_block(const struct ibk_gid_table *t,
-						uint32_t block,
-						ibk_guid_t out[IBK_GUID_BLOCK_ENTRIES])
+static inline int
+ibk_gid_table_read_guid_block(const struct ibk_gid_table *t, uint32_t block,
+			      ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES])
 {
 	uint32_t gen, first, i, w[4];
 	unsigned c;
 
-	if (!t || !out)
+	if (!t || !guids)
 		return IBK_EINVAL;
 	if (block >= ibk__table_blocks(&t->hdr, IBK__GUID_BLOCK_LOG2))
 		return IBK_ERANGE;
@@ -5048,7 +5097,7 @@ static inline int ibk_gid_table_read_guid_block(const struct ibk_gid_table *t,
 			if (first + i < t->hdr.capacity)
 				ibk__gid_cell_load(&t->cells[c][first + i],
 						   w);
-			out[i] = ibk__gid_words_guid(w);
+			guids[i] = ibk__gid_words_guid(w);
 		}
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return IBK_OK;
@@ -5069,7 +5118,7 @@ static inline int ibk__sma_pkey_table(struct ibk_port *port, uint8_t *smp)
 	}
 	if (ibk_pkey_table_read_block(&port->pkeys, block, keys) != IBK_OK)
 		return IBK_MAD_STATUS_INVALID_FIELD;
-	ibk_pkey_block_encode(data, keys);
+	ibk_pkey_block_encode(keys, data);
 	return IBK_MAD_STATUS_OK;
 }
 
@@ -5091,7 +5140,7 @@ static inline int ibk__sma_guid_info(struct ibk_port *port, uint8_t *smp,
 	}
 	if (ibk_gid_table_read_guid_block(&port->gids, mod, guids) != IBK_OK)
 		return IBK_MAD_STATUS_INVALID_FIELD;
-	ibk_guid_block_encode(data, guids);
+	ibk_guid_block_encode(guids, data);
 	return IBK_MAD_STATUS_OK;
 }
 
@@ -5307,9 +5356,9 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
 	if (ibk__rx_verdict_is_mad_rule(v))
 		ibk_counter16_inc(&port->mad_drops);
 	if (trap && (v == IBK_RX_DROP_PKEY || v == IBK_RX_DROP_QKEY))
-		ibk_trap_key_from_headers(trap, v == IBK_RX_DROP_PKEY ?
+		ibk_trap_key_from_headers(&h, v == IBK_RX_DROP_PKEY ?
 					  IBK_TRAP_BAD_PKEY :
-					  IBK_TRAP_BAD_QKEY, &h);
+					  IBK_TRAP_BAD_QKEY, trap);
 	return v;
 }
 

@@ -204,7 +204,7 @@ static uint64_t key_bursts_lib(void *ctx, uint64_t iters)
 
 	for (i = 0; i < iters; i++) {
 		hits += ibk_pkey_match_burst(KEY_QP_PKEY, key_burst_at(k, i),
-					     k->match, KEY_BURST);
+					     KEY_BURST, k->match);
 		BENCH_BARRIER();
 	}
 	return hits;
@@ -229,7 +229,7 @@ static int key_bursts_check(void *ctx)
 {
 	struct key_bursts *k = ctx;
 
-	if (ibk_pkey_match_burst(KEY_QP_PKEY, k->keys, k->lib_match, PAIRS) !=
+	if (ibk_pkey_match_burst(KEY_QP_PKEY, k->keys, PAIRS, k->lib_match) !=
 	    base_pkey_match_burst(KEY_QP_PKEY, k->keys, k->base_match, PAIRS))
 		return -1;
 	return memcmp(k->lib_match, k->base_match, PAIRS) ? -1 : 0;
@@ -355,8 +355,8 @@ static uint64_t rx_lib(void *ctx, uint64_t iters)
 
 	for (i = 0; i < iters; i++) {
 		accepted += ibk_rx_ud_burst(rx->qp_pkey, rx->qp_qkey,
-					    rx_burst_at(rx, i), rx->verdicts,
-					    BURST);
+					    rx_burst_at(rx, i), BURST,
+					    rx->verdicts);
 		BENCH_BARRIER();
 	}
 	return accepted;
@@ -427,7 +427,7 @@ static int rx_check(void *ctx)
 	size_t i, b, lib_n, base_n;
 
 	lib_n = ibk_rx_ud_burst(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
-				rx->lib_verdicts, SEQUENCE);
+				SEQUENCE, rx->lib_verdicts);
 	for (b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
 		base_n = bases[b](rx->qp_pkey, rx->qp_qkey, rx->hdrs,
 				  rx->base_verdicts, SEQUENCE);

@@ -76,7 +76,7 @@ static void add_object(struct mem *m, struct bench_rng *r, uint32_t i)
 	o->live = 1;
 	o->valid = 1;
 	if (kind < 2) {		/* bound to itself: its own "MR" range */
-		struct ibk_mw_bind wr;
+		struct ibk_mw_bind_wr wr;
 		struct ibk_mem_attr mr = a;
 
 		/* each window gets an MR of its own past the objects */
@@ -236,7 +236,7 @@ static uint64_t rkey_burst_lib(void *ctx, uint64_t iters)
 
 	for (i = 0; i < iters; i++) {
 		ok += ibk_mr_table_check_burst(&m->t, &m->qp, burst_at(m, i),
-					       m->verdicts, BURST);
+					       BURST, m->verdicts);
 		BENCH_BARRIER();
 	}
 	return ok;
@@ -295,7 +295,7 @@ static int mem_check(void *ctx)
 
 	for (i = 0; i < SEQUENCE; i += BURST)
 		ok += ibk_mr_table_check_burst(&m->t, &m->qp, m->hdrs + i,
-					       m->lib_verdicts + i, BURST);
+					       BURST, m->lib_verdicts + i);
 	for (i = 0; i < SEQUENCE; i++) {
 		enum base_mem_verdict b = base_mem_check(m->objects,
 			2 * OBJECTS, &m->base_qp, m->hdrs[i]);

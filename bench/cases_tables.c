@@ -970,7 +970,7 @@ static uint64_t port_rx_lib(void *ctx, uint64_t iters)
 	for (i = 0; i < iters; i++) {
 		accepted += ibk_port_rx_burst(&k->p.port, &k->qp,
 					      k->hdrs + port_burst_at(i),
-					      k->verdicts, BENCH_RX_BURST);
+					      BENCH_RX_BURST, k->verdicts);
 		BENCH_BARRIER();
 	}
 	return accepted;
@@ -1002,7 +1002,7 @@ static int port_rx_check(void *ctx)
 	for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
 		port_counters_reset(&k->p);
 		lib_n = ibk_port_rx_burst(&k->p.port, &k->qp, k->hdrs + b,
-					  k->lib_verdicts + b, BENCH_RX_BURST);
+					  BENCH_RX_BURST, k->lib_verdicts + b);
 		base_n = base_port_rx_ud(&k->p.cache, &k->p.counters,
 					 k->qp.pkey_index, k->qp.qkey,
 					 k->hdrs + b, k->base_verdicts + b,
@@ -1114,8 +1114,8 @@ static uint64_t port_mixed_lib(void *ctx, uint64_t iters)
 		size_t at = port_burst_at(i);
 
 		accepted += ibk_port_rx_mixed(&k->p.port, k->lib_to + at,
-					      k->hdrs + at, k->verdicts, NULL,
-					      BENCH_RX_BURST);
+					      k->hdrs + at, BENCH_RX_BURST,
+					      k->verdicts, NULL);
 		BENCH_BARRIER();
 	}
 	return accepted;
@@ -1179,9 +1179,8 @@ static int port_mixed_check(void *ctx)
 		for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
 			port_counters_reset(&k->p);
 			lib_n = ibk_port_rx_mixed(&k->p.port, k->lib_to + b,
-						  k->hdrs + b,
-						  k->lib_verdicts + b, NULL,
-						  BENCH_RX_BURST);
+						  k->hdrs + b, BENCH_RX_BURST,
+						  k->lib_verdicts + b, NULL);
 			base_n = rx(&k->p.cache, &k->p.counters,
 				    k->base_to + b, k->hdrs + b,
 				    k->base_verdicts + b, BENCH_RX_BURST);

@@ -580,8 +580,8 @@ static bool rule_pkey_match(ibk_pkey_t a, ibk_pkey_t b)
 static bool snapshot_empty_entry(struct worker *w)
 {
 	return w->pkey_ref_rc == IBK_ENOENT &&
-	       ibk_pkey_table_snapshot(&w->f->port.pkeys, w->snap,
-				       PKEY_CAPACITY, &w->snap_generation) ==
+	       ibk_pkey_table_snapshot(&w->f->port.pkeys, PKEY_CAPACITY,
+				       w->snap, &w->snap_generation) ==
 	       PKEY_CAPACITY &&
 	       !ibk_pkey_is_valid(w->snap[w->ud_qp.pkey_index]);
 }
@@ -591,7 +591,7 @@ static bool snapshot_unchanged(struct worker *w)
 	ibk_pkey_t now[PKEY_CAPACITY];
 	uint32_t generation;
 
-	return ibk_pkey_table_snapshot(&w->f->port.pkeys, now, PKEY_CAPACITY,
+	return ibk_pkey_table_snapshot(&w->f->port.pkeys, PKEY_CAPACITY, now,
 				       &generation) == PKEY_CAPACITY &&
 	       generation == w->snap_generation;
 }
@@ -670,7 +670,7 @@ static void ud_burst(struct worker *w, uint32_t *psn)
 			w->expect[i] = IBK_RX_DROP_PKEY;
 	}
 	accepted = ibk_port_rx_burst(&w->f->port, &w->ud_qp, w->hdrs,
-				     w->verdicts, BURST);
+				     BURST, w->verdicts);
 	settle(w, built_on_ref, on_empty, &w->ud_qp, BURST, accepted);
 }
 

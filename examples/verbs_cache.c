@@ -173,7 +173,7 @@ static const char *gid_type_name(enum ibk_gid_type type)
 
 /* The async events that change what a port's tables hold. */
 static bool port_event_from_verbs(enum ibv_event_type type,
-				  enum ibk_port_event *out)
+				  enum ibk_event_type *out)
 {
 	switch (type) {
 	case IBV_EVENT_PORT_ACTIVE:
@@ -411,8 +411,9 @@ static struct port_cache *port_open(const struct device_cache *d, uint8_t num,
 static void print_pkeys(struct port_cache *p)
 {
 	uint32_t i, shown = 0;
-	int n = ibk_pkey_table_snapshot(&p->port.pkeys, p->pkeys,
-					p->pkey_len ? p->pkey_len : 1, NULL);
+	int n = ibk_pkey_table_snapshot(&p->port.pkeys,
+					p->pkey_len ? p->pkey_len : 1,
+					p->pkeys, NULL);
 
 	for (i = 0; n > 0 && i < (uint32_t)n; i++) {
 		if (!ibk_pkey_is_valid(p->pkeys[i]))
@@ -430,8 +431,9 @@ static void print_gids(struct port_cache *p)
 {
 	char text[IBK_GID_STRLEN];
 	uint32_t i, shown = 0;
-	int n = ibk_gid_table_snapshot(&p->port.gids, p->gids,
-				       p->gid_len ? p->gid_len : 1, NULL);
+	int n = ibk_gid_table_snapshot(&p->port.gids,
+				       p->gid_len ? p->gid_len : 1,
+				       p->gids, NULL);
 
 	for (i = 0; n > 0 && i < (uint32_t)n; i++) {
 		if (ibk_gid_is_zero(&p->gids[i].gid))
@@ -571,7 +573,7 @@ static void device_fatal(struct device_cache *d)
 static int handle_event(struct device_cache *d,
 			const struct ibv_async_event *ev)
 {
-	enum ibk_port_event kind;
+	enum ibk_event_type kind;
 	unsigned num = (unsigned)ev->element.port_num;
 	struct port_cache *p;
 	int rc;

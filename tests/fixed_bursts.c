@@ -16,14 +16,14 @@ size_t fixed_pkey_burst(ibk_pkey_t qp_pkey, const ibk_pkey_t keys[256])
 {
 	uint8_t match[256];
 
-	return ibk_pkey_match_burst(qp_pkey, keys, match, 256) + match[255];
+	return ibk_pkey_match_burst(qp_pkey, keys, 256, match) + match[255];
 }
 
 size_t fixed_ud_burst(const void *const hdrs[256])
 {
 	uint8_t verdicts[256];
 
-	return ibk_rx_ud_burst(0xffff, IBK_QKEY_IPOIB, hdrs, verdicts, 256) +
+	return ibk_rx_ud_burst(0xffff, IBK_QKEY_IPOIB, hdrs, 256, verdicts) +
 	       verdicts[17];
 }
 
@@ -32,5 +32,5 @@ size_t fixed_port_burst(struct ibk_port *port, const struct ibk_qp_keys *qp,
 {
 	uint8_t verdicts[64];
 
-	return ibk_port_rx_burst(port, qp, hdrs, verdicts, 64) + verdicts[63];
+	return ibk_port_rx_burst(port, qp, hdrs, 64, verdicts) + verdicts[63];
 }

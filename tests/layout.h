@@ -36,7 +36,7 @@
 	X(offsetof(struct ibk_mem_attr, state))			\
 	X(sizeof(struct ibk_mem_qp))				\
 	X(sizeof(struct ibk_mem_request))			\
-	X(sizeof(struct ibk_mw_bind))				\
+	X(sizeof(struct ibk_mw_bind_wr))				\
 	X(sizeof(struct ibk_mr_cell))				\
 	X(sizeof(struct ibk_mr_table))				\
 	X(offsetof(struct ibk_mr_table, cells))			\

@@ -109,14 +109,14 @@ static void test_reads(void)
 	bad |= ibk_pkey_table_ref_get(&port.pkeys, 0, &pref) < 0;
 	bad |= ibk_pkey_table_ref_find(&port.pkeys, 0xffff, &pref) < 0;
 	bad |= !ibk_pkey_table_ref_fresh(&port.pkeys, &pref);
-	bad |= ibk_pkey_table_snapshot(&port.pkeys, pkeys, NPKEYS, &gen) < 0;
+	bad |= ibk_pkey_table_snapshot(&port.pkeys, NPKEYS, pkeys, &gen) < 0;
 	bad |= ibk_pkey_table_read_block(&port.pkeys, 0, block) < 0;
 	bad |= ibk_gid_table_get(&port.gids, 0, &e) < 0;
 	bad |= ibk_gid_table_find(&port.gids, &gid, IBK_GID_TYPE_ANY, &type) < 0;
 	bad |= ibk_gid_table_ref_get(&port.gids, 1, &gref) < 0;
 	bad |= ibk_gid_table_ref_find(&port.gids, &gid, IBK_GID_TYPE_IB, &gref) < 0;
 	bad |= !ibk_gid_table_ref_fresh(&port.gids, &gref);
-	bad |= ibk_gid_table_snapshot(&port.gids, entries, NGIDS, &gen) < 0;
+	bad |= ibk_gid_table_snapshot(&port.gids, NGIDS, entries, &gen) < 0;
 	bad |= ibk_gid_table_read_guid_block(&port.gids, 0, guids) < 0;
 	bad |= ibk_counter16_read(&port.pkey_violations) != 0;
 	tap_ok(bad == 0, "every table read succeeded");
@@ -140,8 +140,8 @@ static void test_accepted(void)
 	}
 	ok += ibk_port_rx(&port, &ud, hdr[0], hdr[0] + IBK_BTH_LEN) ==
 	      IBK_RX_ACCEPT;
-	ok += ibk_port_rx_burst(&port, &ud, hdrs, verdicts, BURST) == BURST;
-	ok += ibk_port_rx_mixed(&port, qps, hdrs, verdicts, NULL, BURST) ==
+	ok += ibk_port_rx_burst(&port, &ud, hdrs, BURST, verdicts) == BURST;
+	ok += ibk_port_rx_mixed(&port, qps, hdrs, BURST, verdicts, NULL) ==
 	      BURST;
 	ud_packet(hdr[0], 0x7fff, IBK_QKEY_GSI);
 	ok += ibk_port_rx_gsi(&port, hdr[0], hdr[0] + IBK_BTH_LEN, &index) ==
@@ -179,7 +179,7 @@ static void test_drops(void)
 			  i >= 3 && i < 5 ? 0x22222222u : ud.qkey);
 		hdrs[i] = hdr[i];
 	}
-	tap_ok(ibk_port_rx_burst(&port, &ud, hdrs, verdicts, BURST) == 3,
+	tap_ok(ibk_port_rx_burst(&port, &ud, hdrs, BURST, verdicts) == 3,
 	       "a burst of 3 P_Key and 2 Q_Key violations: 3 accepted");
 	tap_ok(masks_since() == 2, "two masks: one add per counter");
 	tap_ok(ibk_counter16_read(&port.pkey_violations) == 4 &&

@@ -1180,9 +1180,9 @@ static struct ibk_mem_attr new_window(enum ibk_mem_kind kind)
 	return w;
 }
 
-static struct ibk_mw_bind bind_wr(void)
+static struct ibk_mw_bind_wr bind_wr(void)
 {
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.mw_rkey = MW_KEY;
@@ -1308,7 +1308,7 @@ static const struct bind_case bind_cases[] = {
 static enum ibk_memop_verdict run_bind_case(const struct bind_case *c,
 					    struct ibk_mem_attr *w,
 					    struct ibk_mem_attr *mr,
-					    struct ibk_mw_bind *wr,
+					    struct ibk_mw_bind_wr *wr,
 					    bool *mr_null)
 {
 	*w = new_window(c->kind);
@@ -1384,7 +1384,7 @@ static void test_bind(void)
 {
 	size_t i, n = sizeof(bind_cases) / sizeof(bind_cases[0]);
 	struct ibk_mem_attr w, mr, w_before, mr_before;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	struct req q;
 	bool mr_null;
 
@@ -1480,7 +1480,7 @@ static void test_window_in_mr(void)
 {
 	static const uint64_t outside[] = { 0x20800, 0x90000, 0x800 };
 	struct ibk_mem_attr mr = bindable_mr(), w, before;
-	struct ibk_mw_bind wr = bind_wr();
+	struct ibk_mw_bind_wr wr = bind_wr();
 	struct req q;
 	unsigned i, bound = 0;
 
@@ -1554,7 +1554,7 @@ static void test_invalidate(void)
 	struct ibk_mem_attr w1 = new_window(IBK_MEM_MW1);
 	struct ibk_mem_attr w2 = new_window(IBK_MEM_MW2);
 	struct ibk_mem_attr mr = bindable_mr(), fast = good_mr(), next;
-	struct ibk_mw_bind wr = bind_wr();
+	struct ibk_mw_bind_wr wr = bind_wr();
 	const struct ibk_mem_qp q_self = { IBK_QPT_RC, QPN, PD,
 					   IBK_ACCESS_REMOTE };
 	ibk_rkey_t k;
@@ -1564,7 +1564,7 @@ static void test_invalidate(void)
 	ibk_mem_register(&w2);
 	ibk_mw_bind(&w2, &mr, NULL, &wr);
 	k = w2.rkey;
-	tap_ok(ibk_mem_invalidate(&w2, MW_KEY, &mr) == IBK_MEMOP_ERR_KEY,
+	tap_ok(ibk_mem_invalidate(&w2, &mr, MW_KEY) == IBK_MEMOP_ERR_KEY,
 	       "2.6 invalidation names the window's current key");
 	{
 		struct ibk_mem_qp other_qp = { IBK_QPT_RC, QPN + 1, PD,
@@ -1573,11 +1573,11 @@ static void test_invalidate(void)
 					       IBK_ACCESS_REMOTE };
 		struct ibk_mem_attr before = w2;
 
-		tap_ok(ibk_mem_invalidate_remote(&w2, k, &mr, &other_qp) ==
+		tap_ok(ibk_mem_invalidate_remote(&w2, &mr, k, &other_qp) ==
 		       IBK_MEMOP_ERR_WINDOW_QP &&
-		       ibk_mem_invalidate_remote(&w2, k, &mr, &other_pd) ==
+		       ibk_mem_invalidate_remote(&w2, &mr, k, &other_pd) ==
 		       IBK_MEMOP_ERR_PD &&
-		       ibk_mem_invalidate_remote(&w2, MW_KEY, &mr,
+		       ibk_mem_invalidate_remote(&w2, &mr, MW_KEY,
 						 &other_qp) ==
 		       IBK_MEMOP_ERR_KEY &&
 		       memcmp(&w2, &before, sizeof(w2)) == 0 &&
@@ -1587,13 +1587,13 @@ static void test_invalidate(void)
 		       "leaves it bound (stricter than rxe 6.1, which checks "
 		       "neither); a wrong key is still err-key first");
 	}
-	tap_ok(ibk_mem_invalidate(&mr, mr.rkey, NULL) ==
+	tap_ok(ibk_mem_invalidate(&mr, NULL, mr.rkey) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
 	       "2.7 an MR with windows bound cannot be invalidated");
-	tap_ok(ibk_mem_deregister(&mr, mr.rkey, NULL) ==
+	tap_ok(ibk_mem_deregister(&mr, NULL, mr.rkey) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
 	       "2.7 nor deregistered (rxe_dereg_mr)");
-	tap_ok(ibk_mem_invalidate_remote(&w2, k, &mr, &q_self) ==
+	tap_ok(ibk_mem_invalidate_remote(&w2, &mr, k, &q_self) ==
 	       IBK_MEMOP_OK &&
 	       w2.state == IBK_MEM_FREE && w2.length == 0 && w2.access == 0 &&
 	       w2.addr == 0 && w2.qpn == 0 && mr.windows == 0,
@@ -1604,12 +1604,12 @@ static void test_invalidate(void)
 	tap_ok(lib_verdict(&q, &w2) == IBK_MEM_ERR_WINDOW_QP,
 	       "2.6 a request with the invalidated window's key is refused "
 	       "(0x62): in rxe_lookup_mw()'s order its cleared QP fails first");
-	tap_ok(ibk_mem_invalidate(&w2, k, &mr) == IBK_MEMOP_ERR_STATE,
+	tap_ok(ibk_mem_invalidate(&w2, &mr, k) == IBK_MEMOP_ERR_STATE,
 	       "a FREE window cannot be invalidated again (rxe refuses only "
 	       "INVALID)");
-	tap_ok(ibk_mem_invalidate(&w1, w1.rkey, NULL) == IBK_MEMOP_ERR_TYPE,
+	tap_ok(ibk_mem_invalidate(&w1, NULL, w1.rkey) == IBK_MEMOP_ERR_TYPE,
 	       "2.6 o10-37.2.26 a type 1 window cannot be invalidated");
-	tap_ok(ibk_mem_invalidate(&mr, mr.rkey, NULL) == IBK_MEMOP_ERR_TYPE,
+	tap_ok(ibk_mem_invalidate(&mr, NULL, mr.rkey) == IBK_MEMOP_ERR_TYPE,
 	       "2.7 only a fast-register MR can be invalidated");
 
 	fast.kind = IBK_MEM_MR_FAST;
@@ -1633,19 +1633,19 @@ static void test_invalidate(void)
 	       "2.7 REG_MR from FREE: key, access, address set; VALID");
 	tap_ok(ibk_mr_fast_reg(&fast, PD, &next) == IBK_MEMOP_ERR_STATE,
 	       "2.7 REG_MR only from FREE");
-	tap_ok(ibk_mem_invalidate(&fast, ibk_rkey_next(fast.rkey), NULL) ==
+	tap_ok(ibk_mem_invalidate(&fast, NULL, ibk_rkey_next(fast.rkey)) ==
 	       IBK_MEMOP_ERR_KEY &&
-	       ibk_mem_invalidate(&fast, fast.rkey, NULL) == IBK_MEMOP_OK &&
+	       ibk_mem_invalidate(&fast, NULL, fast.rkey) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_FREE,
 	       "2.7 LOCAL_INV of the fast MR by its key: VALID -> FREE");
 	req_init(&q, OP_WRITE, BASE, fast.rkey, 8);
 	tap_ok(lib_verdict(&q, &fast) == IBK_MEM_ERR_STATE,
 	       "2.7 the invalidated MR refuses its old key (0x62)");
-	tap_ok(ibk_mem_deregister(&fast, fast.rkey, NULL) == IBK_MEMOP_OK &&
+	tap_ok(ibk_mem_deregister(&fast, NULL, fast.rkey) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_INVALID &&
-	       ibk_mem_deregister(&fast, fast.rkey, NULL) == IBK_MEMOP_ERR_KEY,
+	       ibk_mem_deregister(&fast, NULL, fast.rkey) == IBK_MEMOP_ERR_KEY,
 	       "deregistration frees the index once");
-	tap_ok(ibk_mem_invalidate(&fast, fast.rkey, NULL) == IBK_MEMOP_ERR_KEY,
+	tap_ok(ibk_mem_invalidate(&fast, NULL, fast.rkey) == IBK_MEMOP_ERR_KEY,
 	       "a deregistered object cannot be invalidated");
 }
 

@@ -159,7 +159,7 @@ static bool same_attr(const struct ibk_mem_attr *a,
 static int bind_window(uint32_t i, ibk_rkey_t mw_rkey,
 		       const struct ibk_mem_attr *next)
 {
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.mw_rkey = mw_rkey;
@@ -374,8 +374,8 @@ static void op_check(struct reader_stats *st, size_t n)
 		verdicts[0] = (uint8_t)ibk_mr_table_check(&table, &qp, pkts[0]);
 		granted = verdicts[0] == IBK_MEM_OK;
 	} else {
-		granted = ibk_mr_table_check_burst(&table, &qp, hdrs, verdicts,
-						   n);
+		granted = ibk_mr_table_check_burst(&table, &qp, hdrs, n,
+						   verdicts);
 	}
 	st->granted += granted;
 	hi = count_now();

@@ -77,7 +77,7 @@ static const struct ibk_mem_attr *model_find(ibk_rkey_t key)
 
 static uint32_t count_now(void)
 {
-	return atomic_load_explicit(&table.latch.count, memory_order_acquire);
+	return ibk__load(&table.latch.count, acquire);
 }
 
 /* ---- the model's operations: the rule, then recount ---- */
@@ -136,7 +136,7 @@ static int model_fast_reg(uint32_t pd, const struct ibk_mem_attr *next)
 	return (int)v;
 }
 
-static int model_bind(const struct ibk_mw_bind *wr)
+static int model_bind(const struct ibk_mw_bind_wr *wr)
 {
 	uint32_t w = ibk_rkey_index(wr->mw_rkey);
 	uint32_t m = ibk_rkey_index(wr->mr_lkey);
@@ -161,8 +161,8 @@ static int model_bind(const struct ibk_mw_bind *wr)
  * index; the MR a window leaves is recounted, not passed. */
 static int model_by_key(ibk_rkey_t key,
 			enum ibk_memop_verdict (*rule)(struct ibk_mem_attr *,
-						       ibk_rkey_t,
-						       struct ibk_mem_attr *))
+						       struct ibk_mem_attr *,
+						       ibk_rkey_t))
 {
 	uint32_t i = ibk_rkey_index(key);
 	struct ibk_mem_attr copy;
@@ -171,7 +171,7 @@ static int model_by_key(ibk_rkey_t key,
 	if (i >= CAP)
 		return IBK_MEMOP_ERR_KEY;
 	copy = model[i];
-	v = rule(&copy, key, NULL);
+	v = rule(&copy, NULL, key);
 	if (v == IBK_MEMOP_OK)
 		model[i] = copy;
 	model_recount();
@@ -223,7 +223,7 @@ static void random_attr(struct ibk_mem_attr *a)
 	a->qpn = (uint32_t)test_rng64();	/* registration clears it */
 }
 
-static void random_bind(struct ibk_mw_bind *wr)
+static void random_bind(struct ibk_mw_bind_wr *wr)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->mw_rkey = random_key();
@@ -271,7 +271,7 @@ static void test_random_ops(void)
 	for (i = 0; i < OPS; i++) {
 		unsigned op = test_rng_below(6);
 		struct ibk_mem_attr a;
-		struct ibk_mw_bind wr;
+		struct ibk_mw_bind_wr wr;
 		uint32_t before = count_now(), after;
 		ibk_rkey_t key;
 		int want, got;
@@ -477,15 +477,15 @@ static void test_checks(void)
 					       ibk_mem_verdict_name(want));
 			}
 		}
-		got_ok = ibk_mr_table_check_burst(&table, &qp, hdrs, verdicts,
-						  32);
+		got_ok = ibk_mr_table_check_burst(&table, &qp, hdrs, 32,
+						  verdicts);
 		for (k = 0; k < 32; k++)
 			bad_burst += verdicts[k] != model_verdict(&qp, pkts[k]);
 		bad_burst += got_ok != want_ok;
 		ok += want_ok;
 		/* the table keeps changing between bursts */
 		if (i % 4 == 0) {
-			struct ibk_mw_bind wr;
+			struct ibk_mw_bind_wr wr;
 
 			struct ibk_mem_attr next = model[i % CAP];
 			ibk_rkey_t key = next.rkey;
@@ -510,7 +510,7 @@ static void test_checks(void)
 static void test_scenario(void)
 {
 	struct ibk_mem_attr mr, mw, next;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	struct ibk_mr_ref ref, wref;
 	uint8_t pkt[IBK_BTH_LEN + IBK_ATOMICETH_LEN];
 	struct ibk_mem_qp qp;
@@ -702,7 +702,7 @@ static enum ibk_mem_verdict read_at(uint64_t va, ibk_rkey_t rkey)
 static void test_window_region_moves(void)
 {
 	struct ibk_mem_attr mr, mw, next;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	ibk_mr_table_init(&table, cells, CAP);
 	memset(&mr, 0, sizeof(mr));

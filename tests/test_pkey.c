@@ -255,7 +255,7 @@ static void test_burst(void)
 			for (i = 0; i < n; i++)
 				keys[i] = related_key(qps[q]);
 			memset(match, 0xee, sizeof(match));
-			got = ibk_pkey_match_burst(qps[q], keys, match, n);
+			got = ibk_pkey_match_burst(qps[q], keys, n, match);
 			for (i = 0; i < n; i++) {
 				bool m = ibk_pkey_match(qps[q], keys[i]);
 
@@ -282,7 +282,7 @@ static void test_burst(void)
 		n = test_rng_below(69);
 		for (i = 0; i < n; i++)
 			keys[i] = related_key(qp);
-		got = ibk_pkey_match_burst(qp, keys, match, n);
+		got = ibk_pkey_match_burst(qp, keys, n, match);
 		for (i = 0; i < n; i++) {
 			bool m = model_match(qp, keys[i]);
 
@@ -294,7 +294,7 @@ static void test_burst(void)
 	tap_ok(bad_rand == 0,
 	       "match_burst agrees with the rule on 2000 random bursts (%u bad)",
 	       bad_rand);
-	tap_ok(ibk_pkey_match_burst(0xffff, NULL, NULL, 0) == 0,
+	tap_ok(ibk_pkey_match_burst(0xffff, NULL, 0, NULL) == 0,
 	       "an empty burst touches nothing and counts 0");
 }
 

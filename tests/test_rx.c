@@ -191,7 +191,7 @@ static void test_header_model(void)
 				if (type == IBK_QPT_UD) {
 					hdrs[0] = p.b;
 					bad[type] += ibk_rx_ud_burst(0xffff,
-						0x11111111u, hdrs, &v, 1) !=
+						0x11111111u, hdrs, 1, &v) !=
 						(want == IBK_RX_ACCEPT) ||
 						v != want;
 				}
@@ -225,7 +225,7 @@ static void test_header_cases(void)
 	hdrs[0] = p.b;
 	v = 0xee;
 	tap_ok(ibk_rx_check(&ud, p.b, p.b + IBK_BTH_LEN) == IBK_RX_DROP_OPCODE &&
-	       ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, &v, 1) == 0 &&
+	       ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, 1, &v) == 0 &&
 	       v == IBK_RX_DROP_OPCODE,
 	       "RC SEND (0x04) to a UD QP, payload starting with its Q_Key: "
 	       "DROP_OPCODE by rx_check and rx_ud_burst (rxe check_type_state)");
@@ -257,7 +257,7 @@ static void test_header_cases(void)
 	p.b[1] |= 0x0f;
 	hdrs[0] = p.b;
 	v = 0xee;
-	tap_ok(bad == 0 && ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, &v, 1) ==
+	tap_ok(bad == 0 && ibk_rx_ud_burst(0xffff, 0x11111111u, hdrs, 1, &v) ==
 	       0 && v == IBK_RX_DROP_TVER,
 	       "TVer 15: DROP_TVER for every QP type, QP0 included, and in "
 	       "the burst (rxe hdr_check)");
@@ -399,7 +399,8 @@ static void test_burst(void)
 				hdrs[i] = h;
 			}
 			memset(verdicts, 0xee, sizeof(verdicts));
-			got = ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, verdicts, n);
+			got = ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, n,
+					      verdicts);
 			for (i = 0; i < n; i++) {
 				const uint8_t *h = (const uint8_t *)hdrs[i];
 				uint16_t pk = (uint16_t)(h[2] << 8 | h[3]);
@@ -439,7 +440,7 @@ static void test_burst(void)
 	       "the random packets exercised every verdict (%u accept, %u P_Key, "
 	       "%u Q_Key, %u TVer, %u opcode)", seen[0], seen[1], seen[2],
 	       seen[IBK_RX_DROP_TVER], seen[IBK_RX_DROP_OPCODE]);
-	tap_ok(ibk_rx_ud_burst(0xffff, 0, NULL, NULL, 0) == 0,
+	tap_ok(ibk_rx_ud_burst(0xffff, 0, NULL, 0, NULL) == 0,
 	       "an empty burst accepts nothing");
 }
 

@@ -108,8 +108,8 @@ struct tally {
 };
 
 /* Runs one burst on @path into @v (guarded past n); returns its count. */
-typedef size_t rx_path(ibk_pkey_t, ibk_qkey_t, const void *const *,
-		       uint8_t *, size_t);
+typedef size_t rx_path(ibk_pkey_t, ibk_qkey_t, const void *const *, size_t,
+		       uint8_t *);
 
 /* The build's vector path, or the scalar loop again where it has none. */
 #if defined(IBK__SIMD)
@@ -122,7 +122,7 @@ static size_t run_rx(rx_path *path, uint16_t pkey, uint32_t qkey,
 		     const void *const *hdrs, uint8_t *v, size_t n)
 {
 	memset(v, GUARD, MAX_BURST + 16);
-	return path(pkey, qkey, hdrs, v, n);
+	return path(pkey, qkey, hdrs, n, v);
 }
 
 /* Checks the paths on one burst of @n headers to a UD QP. */
@@ -286,11 +286,11 @@ static unsigned check_pkey_burst(uint16_t qp, const ibk_pkey_t *keys, size_t n)
 
 	memset(sm, GUARD, sizeof(sm));
 	memset(vm, GUARD, sizeof(vm));
-	s_count = ibk__pkey_match_burst_scalar(qp, keys, sm, n);
+	s_count = ibk__pkey_match_burst_scalar(qp, keys, n, sm);
 #if defined(IBK__SIMD)
-	v_count = ibk__pkey_match_burst_vector(qp, keys, vm, n);
+	v_count = ibk__pkey_match_burst_vector(qp, keys, n, vm);
 #else
-	v_count = ibk__pkey_match_burst_scalar(qp, keys, vm, n);
+	v_count = ibk__pkey_match_burst_scalar(qp, keys, n, vm);
 #endif
 	for (i = 0; i < n; i++) {
 		bad += vm[i] != ibk_pkey_match(qp, keys[i]) || sm[i] != vm[i];

@@ -157,8 +157,8 @@ static void check_burst(struct tally *t, const struct ibk_qp_keys *const *qps,
 	memset(sv, GUARD, sizeof(sv));
 	memset(vv, GUARD, sizeof(vv));
 	s_recheck = ibk__port_burst_keyed_scalar(cells, CAPACITY, qps, hdrs,
-						 sv, n);
-	v_recheck = ibk__port_burst_keyed(cells, CAPACITY, qps, hdrs, vv, n);
+						 n, sv);
+	v_recheck = ibk__port_burst_keyed(cells, CAPACITY, qps, hdrs, n, vv);
 	t->vs_scalar += s_recheck != v_recheck ||
 			memcmp(sv, vv, sizeof(sv)) != 0;
 	for (i = 0; i < n; i++) {
@@ -256,7 +256,7 @@ static void test_one_odd(void)
 					qps[at] = &gsi;
 				check_burst(&t, qps, hdrs, n);
 				flag = ibk__port_burst_keyed(cells, CAPACITY,
-							     qps, hdrs, sv, n);
+							     qps, hdrs, n, sv);
 				flags_bad += flag != (kind < 2);
 			}
 	tap_ok(t.vs_scalar == 0 && t.vs_rule == 0 && t.past_n == 0 &&

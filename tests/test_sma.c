@@ -65,7 +65,7 @@ static void setup(uint32_t pk_cap, uint32_t gid_cap)
 	ibk_port_set_state(&port, IBK_PORT_ACTIVE);
 	ibk_pkey_table_refill(&port.pkeys, &def, 1,
 			      ibk_pkey_table_refill_ticket(&port.pkeys));
-	ibk_gid_set(&e.gid, PREFIX, PORT_GUID);
+	ibk_gid_set(PREFIX, PORT_GUID, &e.gid);
 	e.type = IBK_GID_TYPE_IB;
 	ibk_gid_table_refill(&port.gids, &e, 1,
 			     ibk_gid_table_refill_ticket(&port.gids));
@@ -136,7 +136,7 @@ static bool pkey_table_matches(uint32_t cap)
 	static ibk_pkey_t snap[MAX_CAP];
 	ibk_pkey_t block[32];
 	uint32_t b, i;
-	bool ok = ibk_pkey_table_snapshot(&port.pkeys, snap, MAX_CAP, NULL) ==
+	bool ok = ibk_pkey_table_snapshot(&port.pkeys, MAX_CAP, snap, NULL) ==
 		  (int)cap;
 
 	for (i = 0; ok && i < cap; i++)
@@ -184,7 +184,7 @@ static bool gid_table_matches(uint32_t cap)
 		while (model_guid[first] != model_guid[i] ||
 		       model_prefix[first] != model_prefix[i])
 			first++;
-		ibk_gid_set(&gid, model_prefix[i], model_guid[i]);
+		ibk_gid_set(model_prefix[i], model_guid[i], &gid);
 		ok = ok && ibk_gid_table_find(&port.gids, &gid,
 					      IBK_GID_TYPE_IB, NULL) ==
 			   (int)first;
@@ -607,9 +607,9 @@ static void sma_receive(struct ibk_mkey_state *mkey, uint8_t *mad, size_t len,
 		    IBK_MKEY_VIOLATION) {
 			struct ibk_trap_256 t;
 
-			ibk_trap_256_from_smp(&t, mad, 0x0009);
-			ibk_notice_build_256(out->notice,
-					     IBK_NOTICE_PRODUCER_CA, 0x0001, &t);
+			ibk_trap_256_from_smp(mad, 0x0009, &t);
+			ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA,
+					     0x0001, &t, out->notice);
 			out->trapped = true;
 			return;
 		}
@@ -704,7 +704,7 @@ static bool finds(uint64_t prefix, uint64_t guid, int index)
 {
 	struct ibk_gid gid;
 
-	ibk_gid_set(&gid, prefix, guid);
+	ibk_gid_set(prefix, guid, &gid);
 	return ibk_gid_table_find(&port.gids, &gid, IBK_GID_TYPE_IB, NULL) ==
 	       index;
 }
@@ -729,7 +729,7 @@ static void test_gid_prefix(void)
 	ibk_guid_block_set(smp + IBK_SMP_DATA_OFFSET, 1, 0x1111);
 	ibk_guid_block_set(smp + IBK_SMP_DATA_OFFSET, 2, 0x2222);
 	sma_receive(&mkey, smp, IBK_MAD_LEN, 1000, &out);
-	ibk_gid_set(&roce.gid, 0xfe80000000000000ull, 0x0200c0fffe000001ull);
+	ibk_gid_set(0xfe80000000000000ull, 0x0200c0fffe000001ull, &roce.gid);
 	roce.type = IBK_GID_TYPE_ROCE_V2;
 	ibk_gid_table_set(&port.gids, 5, &roce.gid, roce.type);
 	ok = out.replied && finds(PREFIX, PORT_GUID, 0) &&

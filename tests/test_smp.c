@@ -290,7 +290,7 @@ static void check_guid_block_mad(void)
 		for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
 			in[i] = test_rng64();
 		random_bytes(buf, sizeof(buf));
-		ibk_guid_block_encode(buf, in);
+		ibk_guid_block_encode(in, buf);
 		for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
 			bad += mad_get_field64(buf, 0, (enum MAD_FIELDS)
 					       (IB_GI_GUID0_F + i)) != in[i];
@@ -476,7 +476,7 @@ static void check_opensm_blocks(void)
 			keys[i] = (ibk_pkey_t)test_rng64();
 		for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
 			guids[i] = test_rng64();
-		ibk_pkey_block_encode(buf, keys);
+		ibk_pkey_block_encode(keys, buf);
 		memcpy(&pt, buf, sizeof(pt));
 		for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
 			bad += cl_ntoh16(pt.pkey_entry[i]) != keys[i];
@@ -486,7 +486,7 @@ static void check_opensm_blocks(void)
 		ibk_pkey_block_decode(buf, back);
 		for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
 			bad += back[i] != (keys[i] ^ 0x5a5a);
-		ibk_guid_block_encode(buf, guids);
+		ibk_guid_block_encode(guids, buf);
 		memcpy(&gi, buf, sizeof(gi));
 		for (i = 0; i < IBK_GUID_BLOCK_ENTRIES; i++)
 			bad += cl_ntoh64(gi.guid[i]) != guids[i];
@@ -525,7 +525,7 @@ static void check_opensm_notices(void)
 		t.dr_hop_cnt = (uint8_t)test_rng_below(31);
 		random_bytes(t.dr_return_path, t.dr_hop_cnt);
 		random_bytes(buf, sizeof(buf));
-		ibk_notice_build_256(buf, IBK_NOTICE_PRODUCER_CA, issuer, &t);
+		ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, issuer, &t, buf);
 		memcpy(&n, buf, sizeof(n) < sizeof(buf) ? sizeof(n) :
 		       sizeof(buf));
 		bad256 += !ib_notice_is_generic(&n) ||
@@ -568,9 +568,9 @@ static void check_opensm_notices(void)
 		random_bytes(k.gid1.raw, 16);
 		random_bytes(k.gid2.raw, 16);
 		random_bytes(buf, sizeof(buf));
-		bad257 += ibk_notice_build_key_trap(buf, (uint16_t)(257 + r % 2),
+		bad257 += ibk_notice_build_key_trap((uint16_t)(257 + r % 2),
 						    IBK_NOTICE_PRODUCER_SWITCH,
-						    issuer, &k) != IBK_OK;
+						    issuer, &k, buf) != IBK_OK;
 		memcpy(&n, buf, sizeof(buf));
 		bad257 += !ib_notice_is_generic(&n) ||
 			  ib_notice_get_type(&n) != IB_NOTICE_TYPE_SECURITY ||
@@ -918,8 +918,8 @@ static void test_trap_256(void)
 		ibk_mad_set_attr_mod(smp, 0x00030001);
 		ibk_smp_set_mkey(smp, BAD);
 		ibk_smp_set_dr_slid(smp, 0xffff);
-		ibk_trap_256_from_smp(&t, smp, 0x0042);
-		ibk_notice_build_256(n, IBK_NOTICE_PRODUCER_CA, 7, &t);
+		ibk_trap_256_from_smp(smp, 0x0042, &t);
+		ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, 7, &t, n);
 		/* byte by byte from the IBA layout: DataDetails at 10 */
 		ok = n[0] == 0x82 && n[1] == 0 && n[2] == 0 && n[3] == 1 &&
 		     n[4] == 0x01 && n[5] == 0x00 && n[6] == 0 && n[7] == 7 &&
@@ -952,8 +952,8 @@ static void test_trap_256(void)
 	smp[IBK_SMP_RETURN_PATH + 1] = 5;
 	smp[IBK_SMP_RETURN_PATH + 2] = 17;
 	smp[IBK_SMP_RETURN_PATH + 3] = 2;
-	ibk_trap_256_from_smp(&t, smp, 0x0042);
-	ibk_notice_build_256(n, IBK_NOTICE_PRODUCER_CA, 7, &t);
+	ibk_trap_256_from_smp(smp, 0x0042, &t);
+	ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, 7, &t, n);
 	tap_ok(t.dr_hop_cnt == 3 && t.dr_return_path[0] == 5 &&
 	       t.dr_return_path[1] == 17 && t.dr_return_path[2] == 2 &&
 	       t.dr_return_path[3] == 0 && n[33] == (0x80 | 3) &&
@@ -966,15 +966,15 @@ static void test_trap_256(void)
 	t.dr_notice = true;
 	t.dr_hop_cnt = 64;
 	random_bytes(t.dr_return_path, sizeof(t.dr_return_path));
-	ibk_notice_build_256(n, IBK_NOTICE_PRODUCER_CA, 7, &t);
+	ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, 7, &t, n);
 	tap_ok(n[33] == (0x80 | 0x40 | 30) &&
 	       memcmp(n + 34, t.dr_return_path, 30) == 0,
 	       "trap 256 built from details with 64 hops: DRNotice, "
 	       "DRPathTruncated, hop count 30, 30 path bytes");
 	make_smp(smp, IBK_MGMT_CLASS_SUBN_LID, IBK_MAD_METHOD_GET);
 	ibk_smp_set_hop_cnt(smp, 40);	/* meaningless when LID-routed */
-	ibk_trap_256_from_smp(&t, smp, 9);
-	ibk_notice_build_256(n, IBK_NOTICE_PRODUCER_CA, 7, &t);
+	ibk_trap_256_from_smp(smp, 9, &t);
+	ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, 7, &t, n);
 	tap_ok(n[14] == 0 && n[15] == 0 && n[33] == 0 && n[34] == 0,
 	       "trap 256 from a LID-routed SMP: no DRSLID, DRNotice, hop count "
 	       "or path");
@@ -1027,15 +1027,15 @@ static void test_key_traps(void)
 	len = build_packet(pkt, true, 0x64);
 	ok = ibk_pkt_locate(pkt, len, &h) == IBK_OK &&
 	     h.grh == pkt + 8 && h.bth == pkt + 48 && h.deth == pkt + 60 &&
-	     ibk_trap_key_from_headers(&t, 258, &h) == IBK_OK &&
+	     ibk_trap_key_from_headers(&h, 258, &t) == IBK_OK &&
 	     t.lid1 == 0x5678 && t.lid2 == 0x1234 && t.sl == 9 &&
 	     t.key == 0x8001abcd && t.qp1 == 0xfedcba && t.qp2 == 0x000123 &&
 	     memcmp(t.gid1.raw, sgid, 16) == 0 &&
 	     memcmp(t.gid2.raw, dgid, 16) == 0;
 	tap_ok(ok, "trap 258 from a UD packet with a GRH: SLID, DLID, SL, "
 	       "Q_Key, source and destination QP, SGID, DGID");
-	ok = ibk_notice_build_key_trap(n, 258, IBK_NOTICE_PRODUCER_CA, 0x77,
-				       &t) == IBK_OK &&
+	ok = ibk_notice_build_key_trap(258, IBK_NOTICE_PRODUCER_CA, 0x77, &t,
+				       n) == IBK_OK &&
 	     n[0] == 0x82 && n[3] == 1 && n[4] == 0x01 && n[5] == 0x02 &&
 	     n[12] == 0x56 && n[13] == 0x78 && n[14] == 0x12 && n[15] == 0x34 &&
 	     n[16] == 0x80 && n[17] == 0x01 && n[18] == 0xab && n[19] == 0xcd &&
@@ -1049,7 +1049,7 @@ static void test_key_traps(void)
 
 	len = build_packet(pkt, false, 0x64);
 	ok = ibk_pkt_locate(pkt, len, &h) == IBK_OK && h.grh == NULL &&
-	     ibk_trap_key_from_headers(&t, 257, &h) == IBK_OK &&
+	     ibk_trap_key_from_headers(&h, 257, &t) == IBK_OK &&
 	     t.key == 0x8005 && t.qp1 == 0xfedcba &&
 	     memcmp(t.gid1.raw, zero, 16) == 0 &&
 	     memcmp(t.gid2.raw, zero, 16) == 0;
@@ -1057,10 +1057,10 @@ static void test_key_traps(void)
 	       "GIDs zero");
 	len = build_packet(pkt, false, 0x04);	/* RC SEND only */
 	ok = ibk_pkt_locate(pkt, len, &h) == IBK_OK && h.deth == NULL &&
-	     ibk_trap_key_from_headers(&t, 257, &h) == IBK_OK &&
+	     ibk_trap_key_from_headers(&h, 257, &t) == IBK_OK &&
 	     t.qp1 == 0 && t.qp2 == 0x000123 &&
-	     ibk_trap_key_from_headers(&t, 258, &h) == IBK_EINVAL &&
-	     ibk_trap_key_from_headers(&t, 259, &h) == IBK_EINVAL;
+	     ibk_trap_key_from_headers(&h, 258, &t) == IBK_EINVAL &&
+	     ibk_trap_key_from_headers(&h, 259, &t) == IBK_EINVAL;
 	tap_ok(ok, "an RC packet: trap 257 with QP1 0; no trap 258 without a "
 	       "DETH; no trap 259 here");
 
@@ -1075,9 +1075,9 @@ static void test_key_traps(void)
 	ok &= ibk_pkt_locate(pkt, len, &h) == IBK_EINVAL;
 	tap_ok(ok, "locating headers: too short for the LRH, GRH, BTH or DETH, "
 	       "a NxtHdr other than 0x1b, or a raw packet: IBK_EINVAL");
-	ibk_notice_init(n, 2, 1, 256, 1);
+	ibk_notice_init(2, 1, 256, 1, n);
 	tap_ok(ibk_notice_parse_key_trap(n, &p) == IBK_EINVAL &&
-	       ibk_notice_build_key_trap(n, 256, 1, 1, &t) == IBK_EINVAL,
+	       ibk_notice_build_key_trap(256, 1, 1, &t, n) == IBK_EINVAL,
 	       "257/258 codec refuses trap 256");
 }
 

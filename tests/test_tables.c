@@ -607,7 +607,7 @@ static void test_pkey_basics(void)
 	       ibk_pkey_table_find_exact(NULL, 1) == IBK_EINVAL &&
 	       ibk_pkey_table_ref_get(t, 0, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_ref_find(t, 1, NULL) == IBK_EINVAL &&
-	       ibk_pkey_table_snapshot(t, NULL, 8, NULL) == IBK_EINVAL &&
+	       ibk_pkey_table_snapshot(t, 8, NULL, NULL) == IBK_EINVAL &&
 	       ibk_pkey_table_refill(NULL, keys, 1, 0) == IBK_EINVAL &&
 	       pk_refill(t, NULL, 1) == IBK_EINVAL &&
 	       ibk_pkey_table_set(NULL, 0, 1) == IBK_EINVAL &&
@@ -622,14 +622,14 @@ static void test_pkey_basics(void)
 	       "set at index >= capacity: IBK_ERANGE");
 
 	/* snapshot */
-	rc = ibk_pkey_table_snapshot(t, snap, 7, &gen);
+	rc = ibk_pkey_table_snapshot(t, 7, snap, &gen);
 	tap_ok(rc == IBK_ERANGE, "snapshot into fewer than capacity: IBK_ERANGE");
-	rc = ibk_pkey_table_snapshot(t, snap, 8, &gen);
+	rc = ibk_pkey_table_snapshot(t, 8, snap, &gen);
 	tap_ok(rc == 8 && memcmp(snap, keys, sizeof(keys)) == 0 &&
 	       snap[7] == 0 && gen % 2 == 0,
 	       "snapshot copies the refill plus an empty tail, even generation");
 	tap_ok(pk_refill(t, NULL, 0) == IBK_OK &&
-	       ibk_pkey_table_snapshot(t, snap, 8, NULL) == 8 &&
+	       ibk_pkey_table_snapshot(t, 8, snap, NULL) == 8 &&
 	       snap[0] == 0 && snap[7] == 0 &&
 	       ibk_pkey_table_find(t, 0xffff, NULL) == IBK_ENOENT,
 	       "refill with 0 entries empties the table and its index");
@@ -666,7 +666,7 @@ static void test_pkey_refs(void)
 	tap_ok(ibk_pkey_table_ref_get(t, 1, &r) == IBK_OK && r.index == 1 &&
 	       r.pkey == 0x8001 && ibk_pkey_table_ref_fresh(t, &r),
 	       "ref_get: {1, 0x8001}, fresh");
-	ibk_pkey_table_snapshot(t, snap, 4, &gen);
+	ibk_pkey_table_snapshot(t, 4, snap, &gen);
 	tap_ok(gen == r.generation,
 	       "a ref's generation is the snapshot generation of that table");
 	tap_ok(ibk_pkey_table_ref_find(t, 0x0002, &r2) == IBK_OK &&
@@ -699,7 +699,7 @@ static void test_pkey_refs(void)
 	       "fresh after GID-table changes and GID_CHANGE");
 	ibk_pkey_table_get(t, 0, &snap[0]);
 	ibk_pkey_table_find(t, 0xffff, NULL);
-	ibk_pkey_table_snapshot(t, snap, 4, NULL);
+	ibk_pkey_table_snapshot(t, 4, snap, NULL);
 	tap_ok(ibk_pkey_table_ref_fresh(t, &r), "fresh after reads");
 }
 
@@ -894,8 +894,8 @@ static void test_gid_basics(void)
 	       ibk_gid_table_find(t, &a, IBK_GID_TYPE_ANY, &ft) == 1 &&
 	       ft == IBK_GID_TYPE_ROCE_V2,
 	       "gid set of the zero GID empties the slot; find moves on to 1");
-	tap_ok(ibk_gid_table_snapshot(t, snap, 3, &gen) == IBK_ERANGE &&
-	       ibk_gid_table_snapshot(t, snap, 4, &gen) == 4 &&
+	tap_ok(ibk_gid_table_snapshot(t, 3, snap, &gen) == IBK_ERANGE &&
+	       ibk_gid_table_snapshot(t, 4, snap, &gen) == 4 &&
 	       gid_zero(&snap[0].gid) && snap[0].type == IBK_GID_TYPE_IB &&
 	       gid_eq(&snap[2].gid, &b) && snap[2].type == IBK_GID_TYPE_ROCE_V2,
 	       "gid snapshot: every entry, empty ones zero with type IB");
@@ -971,8 +971,8 @@ static uint32_t gid_longest_run(void)
 	for (c = 0; c < 2; c++) {
 		run = 0;
 		for (i = 0; i < 2 * n; i++) {	/* twice round: runs wrap */
-			run = atomic_load(&port.gids.hdr.slots[c][i % n].word) ?
-			      run + 1 : 0;
+			run = ibk__load(&port.gids.hdr.slots[c][i % n].word,
+					relaxed) ? run + 1 : 0;
 			if (run > longest && run <= n)
 				longest = run;
 		}
@@ -1082,7 +1082,7 @@ static void test_gid_runs(void)
  * ------------------------------------------------------------------------ */
 
 struct event_case {
-	enum ibk_port_event event;
+	enum ibk_event_type event;
 	const char *name;
 	int pkey_read;		/* what a P_Key read returns after it */
 	int gid_read;
@@ -1155,8 +1155,8 @@ static void test_events(void)
 			       "%s: the refill ends the stale window", c->name);
 	}
 	port_setup(2, 2, 1);
-	tap_ok(ibk_port_event(&port, (enum ibk_port_event)0) == IBK_EINVAL &&
-	       ibk_port_event(&port, (enum ibk_port_event)14) == IBK_EINVAL &&
+	tap_ok(ibk_port_event(&port, (enum ibk_event_type)0) == IBK_EINVAL &&
+	       ibk_port_event(&port, (enum ibk_event_type)14) == IBK_EINVAL &&
 	       ibk_port_event(NULL, IBK_EVENT_PORT_ERR) == IBK_EINVAL,
 	       "events outside the enum and a NULL port: IBK_EINVAL");
 	tap_ok(ibk_pkey_table_invalidate(&port.pkeys) == IBK_OK &&
@@ -1533,9 +1533,9 @@ static bool rx_all_paths(const struct ibk_qp_keys *qp, uint8_t (*hdrs)[HDR_LEN],
 	}
 	memset(verdicts, 0xee, sizeof(verdicts));
 	memset(mixed, 0xee, sizeof(mixed));
-	ok &= ibk_port_rx_burst(&port, qp, ptrs, verdicts, n) ==
+	ok &= ibk_port_rx_burst(&port, qp, ptrs, n, verdicts) ==
 	      (want == IBK_RX_ACCEPT ? n : 0);
-	ok &= ibk_port_rx_mixed(&port, qps, ptrs, mixed, NULL, n) ==
+	ok &= ibk_port_rx_mixed(&port, qps, ptrs, n, mixed, NULL) ==
 	      (want == IBK_RX_ACCEPT ? n : 0);
 	for (i = 0; i < n; i++)
 		ok &= verdicts[i] == want && mixed[i] == want;
@@ -1633,7 +1633,7 @@ static void test_rx_headers(void)
 		want = model_port(4, true, &q, hdrs[0], true);
 		bad += ibk_port_rx(&port, &q, hdrs[0], hdrs[0] + IBK_BTH_LEN) !=
 		       want;
-		bad += ibk_port_rx_mixed(&port, qs, p, &v, NULL, 1) !=
+		bad += ibk_port_rx_mixed(&port, qs, p, 1, &v, NULL) !=
 		       (want == IBK_RX_ACCEPT) || v != want;
 	}
 	tap_ok(bad == 0, "all 256 opcodes x TVer 0/15 x every QP type through "
@@ -1698,7 +1698,7 @@ static void test_rx_burst(void)
 			if (test_rng_below(16) == 0)
 				hdrs[i][1] = (uint8_t)(1 + test_rng_below(15));
 		}
-		got = ibk_port_rx_burst(&port, &qp, ptrs, verdicts, n);
+		got = ibk_port_rx_burst(&port, &qp, ptrs, n, verdicts);
 		for (i = 0; i < n; i++) {
 			enum ibk_rx_verdict want = model_port(cap, true, &qp,
 							      hdrs[i], true);
@@ -1735,12 +1735,12 @@ static void test_rx_burst(void)
 	for (i = 0; i < 64; i++)
 		make_hdr(hdrs[i], 0xffff, 0x11111111u);
 	memset(verdicts, 0xee, sizeof(verdicts));
-	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, verdicts, 64) == 0 &&
+	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, 64, verdicts) == 0 &&
 	       verdicts[0] == IBK_RX_DROP_PORT &&
 	       verdicts[63] == IBK_RX_DROP_PORT,
 	       "burst while INIT: all DROP_PORT, none accepted");
 	qp.type = IBK_QPT_SMI;
-	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, verdicts, 64) == 64 &&
+	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, 64, verdicts) == 64 &&
 	       verdicts[0] == IBK_RX_ACCEPT && verdicts[63] == IBK_RX_ACCEPT,
 	       "QP0 burst while INIT: all accepted");
 }
@@ -1758,7 +1758,7 @@ static size_t rx_mixed_counted(const struct ibk_qp_keys *const *qps,
 
 	reset_counters();
 	memset(verdicts, 0xee, 64);
-	got = ibk_port_rx_mixed(&port, qps, ptrs, verdicts, index, n);
+	got = ibk_port_rx_mixed(&port, qps, ptrs, n, verdicts, index);
 	*pk = ibk_counter16_read(&port.pkey_violations);
 	*qk = ibk_counter16_read(&port.qkey_violations);
 	reset_counters();
@@ -1907,7 +1907,7 @@ static void test_rx_mixed(void)
 	       kinds[IBK_RX_DROP_QKEY], kinds[IBK_RX_DROP_PORT],
 	       kinds[IBK_RX_DROP_PKEY_INDEX], kinds[IBK_RX_DROP_OPCODE],
 	       kinds[IBK_RX_DROP_TVER]);
-	tap_ok(ibk_port_rx_mixed(&port, qps, ptrs, verdicts, index, 0) == 0,
+	tap_ok(ibk_port_rx_mixed(&port, qps, ptrs, 0, verdicts, index) == 0,
 	       "an empty mixed burst accepts nothing");
 }
 
@@ -2107,7 +2107,7 @@ static void apply_change(const struct change *ch)
 {
 	switch (ch->kind) {
 	case CH_EVENT:
-		ibk_port_event(&port, (enum ibk_port_event)ch->arg);
+		ibk_port_event(&port, (enum ibk_event_type)ch->arg);
 		break;
 	case CH_PORT_STATE:
 		ibk_port_set_state(&port, (enum ibk_port_state)ch->arg);
@@ -2402,7 +2402,7 @@ static void bounce_apply(int kind, int arg)
 	if (kind == 0)
 		ibk_port_set_state(&port, (enum ibk_port_state)arg);
 	else if (kind == 1)
-		ibk_port_event(&port, (enum ibk_port_event)arg);
+		ibk_port_event(&port, (enum ibk_event_type)arg);
 	else {
 		ibk_pkey_table_set_state(&port.pkeys,
 					 (enum ibk_port_state)arg);
@@ -2680,20 +2680,20 @@ static bool port_storage_empty(uint32_t pk_cap, uint32_t gid_cap)
 	uint32_t i, k;
 
 	for (i = 0; i < pk_cap; i++)	/* the keys; links are no contents */
-		if (atomic_load(&port.pkeys.cells[0][i].pkey) != 0 ||
-		    atomic_load(&port.pkeys.cells[1][i].pkey) != 0)
+		if (ibk__load(&port.pkeys.cells[0][i].pkey, relaxed) != 0 ||
+		    ibk__load(&port.pkeys.cells[1][i].pkey, relaxed) != 0)
 			return false;
 	for (i = 0; i < IBK_GID_CELLS(gid_cap); i++)
 		for (k = 0; k < 4; k++)
-			if (atomic_load(&gid_cells[i].word[k]) != 0)
+			if (ibk__load(&gid_cells[i].word[k], relaxed) != 0)
 				return false;
 	for (i = 0; i <= port.pkeys.hdr.hash_mask; i++)
-		if (atomic_load(&port.pkeys.hdr.slots[0][i].word) ||
-		    atomic_load(&port.pkeys.hdr.slots[1][i].word))
+		if (ibk__load(&port.pkeys.hdr.slots[0][i].word, relaxed) ||
+		    ibk__load(&port.pkeys.hdr.slots[1][i].word, relaxed))
 			return false;
 	for (i = 0; i <= port.gids.hdr.hash_mask; i++)
-		if (atomic_load(&port.gids.hdr.slots[0][i].word) ||
-		    atomic_load(&port.gids.hdr.slots[1][i].word))
+		if (ibk__load(&port.gids.hdr.slots[0][i].word, relaxed) ||
+		    ibk__load(&port.gids.hdr.slots[1][i].word, relaxed))
 			return false;
 	return true;
 }

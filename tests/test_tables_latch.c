@@ -102,13 +102,12 @@ static void sleep_ns(uint64_t ns)
  * readers use copy 1) and whether a writer holds the lock word. */
 static uint32_t latch_count(const struct ibk__table *h)
 {
-	return atomic_load_explicit(&h->latch.count, memory_order_acquire);
+	return ibk__load(&h->latch.count, acquire);
 }
 
 static bool latch_writing(const struct ibk__table *h)
 {
-	return atomic_load_explicit(&h->latch.writer,
-				    memory_order_relaxed) != 0;
+	return ibk__load(&h->latch.writer, relaxed) != 0;
 }
 
 /* The step a read sees at count @c, step 0 published at count @gen0: an
@@ -537,7 +536,7 @@ static void fz_pk_read(struct fz_reader *r, unsigned op)
 		}
 		break;
 	default:
-		rc = ibk_pkey_table_snapshot(t, snap, FZ_CAP, &gen);
+		rc = ibk_pkey_table_snapshot(t, FZ_CAP, snap, &gen);
 		exact = true;
 		break;
 	}
@@ -659,7 +658,7 @@ static void fz_gid_read(struct fz_reader *r, unsigned op)
 		}
 		break;
 	default:
-		rc = ibk_gid_table_snapshot(t, snap, FZ_CAP, &gen);
+		rc = ibk_gid_table_snapshot(t, FZ_CAP, snap, &gen);
 		exact = true;
 		break;
 	}
@@ -1282,7 +1281,7 @@ static void sg_read_pk(uint64_t *rng)
 		}
 		break;
 	case 2:
-		rc = ibk_pkey_table_snapshot(t, snap, SG_PK_CAP, &gen);
+		rc = ibk_pkey_table_snapshot(t, SG_PK_CAP, snap, &gen);
 		ok = ok && rc == (int)SG_PK_CAP;
 		for (n = 0; ok && n < SG_PK_CAP; n++)
 			ok = snap[n] == want[n];
@@ -1352,7 +1351,7 @@ static void sg_read_gid(uint64_t *rng)
 		}
 		break;
 	case 2:
-		rc = ibk_gid_table_snapshot(t, snap, SG_GID_CAP, &gen);
+		rc = ibk_gid_table_snapshot(t, SG_GID_CAP, snap, &gen);
 		ok = ok && rc == (int)SG_GID_CAP;
 		for (n = 0; ok && n < SG_GID_CAP; n++)
 			ok = gid_eq(&snap[n].gid, &want[n].gid) &&
@@ -1817,7 +1816,7 @@ static int md_lib(struct ibk_port *p, const struct md_op *op)
 	case OP_GID_INVAL:
 		return ibk_gid_table_invalidate(&p->gids);
 	default:
-		return ibk_port_event(p, (enum ibk_port_event)op->event);
+		return ibk_port_event(p, (enum ibk_event_type)op->event);
 	}
 }
 
@@ -2221,7 +2220,7 @@ static void md_check_reads(struct md_check *ck, uint64_t *rng)
 
 	/* P_Key snapshot: every entry as stored, and the generation */
 	gen = 0;
-	rc = ibk_pkey_table_snapshot(pt, md_snap, md.pk_cap, &gen);
+	rc = ibk_pkey_table_snapshot(pt, md.pk_cap, md_snap, &gen);
 	want = prdy != IBK_OK ? prdy : (int)md.pk_cap;
 	for (i = 0; rc == want && rc > 0 && i < md.pk_cap; i++)
 		if (md_snap[i] != md.pk[i])
@@ -2230,7 +2229,7 @@ static void md_check_reads(struct md_check *ck, uint64_t *rng)
 		  gen == md.pk_gen)), "pkey snapshot: rc %d (model %d), "
 		  "entry %u, gen 0x%08x (model 0x%08x)", rc, want, i, gen,
 		  md.pk_gen);
-	rc = ibk_pkey_table_snapshot(pt, md_snap, md.pk_cap - 1, &gen);
+	rc = ibk_pkey_table_snapshot(pt, md.pk_cap - 1, md_snap, &gen);
 	MD_EXPECT(ck, rc == IBK_ERANGE, "pkey snapshot into %u: %d",
 		  md.pk_cap - 1, rc);
 
@@ -2284,7 +2283,7 @@ static void md_check_reads(struct md_check *ck, uint64_t *rng)
 
 	/* GID snapshot */
 	gen = 0;
-	rc = ibk_gid_table_snapshot(gt, md_gsnap, md.gid_cap, &gen);
+	rc = ibk_gid_table_snapshot(gt, md.gid_cap, md_gsnap, &gen);
 	want = grdy != IBK_OK ? grdy : (int)md.gid_cap;
 	for (i = 0; rc == want && rc > 0 && i < md.gid_cap; i++)
 		if (!gid_eq(&md_gsnap[i].gid, &md.gid[i].gid) ||
@@ -2294,7 +2293,7 @@ static void md_check_reads(struct md_check *ck, uint64_t *rng)
 		  gen == md.gid_gen)), "gid snapshot: rc %d (model %d), entry "
 		  "%u, gen 0x%08x (model 0x%08x)", rc, want, i, gen,
 		  md.gid_gen);
-	rc = ibk_gid_table_snapshot(gt, md_gsnap, md.gid_cap - 1, &gen);
+	rc = ibk_gid_table_snapshot(gt, md.gid_cap - 1, md_gsnap, &gen);
 	MD_EXPECT(ck, rc == IBK_ERANGE, "gid snapshot into %u: %d",
 		  md.gid_cap - 1, rc);
 }
@@ -2792,7 +2791,7 @@ static int cc_pk_read(struct cc_reader *r)
 		}
 		break;
 	default:
-		rc = ibk_pkey_table_snapshot(t, snap, CC_PK_CAP, &gen);
+		rc = ibk_pkey_table_snapshot(t, CC_PK_CAP, snap, &gen);
 		exact = rc >= 0;
 		break;
 	}
@@ -2893,7 +2892,7 @@ static int cc_gid_read(struct cc_reader *r)
 		}
 		break;
 	default:
-		rc = ibk_gid_table_snapshot(t, snap, CC_GID_CAP, &gen);
+		rc = ibk_gid_table_snapshot(t, CC_GID_CAP, snap, &gen);
 		exact = rc >= 0;
 		break;
 	}

@@ -403,7 +403,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 					  QP_QKEY : 0);
 			hdrs[k] = hdr[k];
 		}
-		acc = ibk_port_rx_burst(&port, &qp, hdrs, verdicts, BURST);
+		acc = ibk_port_rx_burst(&port, &qp, hdrs, BURST, verdicts);
 		rc = 0;
 		break;
 	case 5:		/* ref by index: exact */
@@ -433,7 +433,7 @@ static void pk_op(struct reader_stats *st, unsigned op)
 		}
 		break;
 	default:	/* snapshot: exact */
-		rc = ibk_pkey_table_snapshot(t, snap, PK_CAP, &gen);
+		rc = ibk_pkey_table_snapshot(t, PK_CAP, snap, &gen);
 		if (rc == (int)PK_CAP) {
 			g = stress_step_at(gen, pk_gen0);
 			for (i = 0; i < PK_CAP; i++)
@@ -558,7 +558,7 @@ static void gid_op(struct reader_stats *st, unsigned op)
 		}
 		break;
 	default:	/* snapshot: exact */
-		rc = ibk_gid_table_snapshot(t, snap, GID_CAP, &gen);
+		rc = ibk_gid_table_snapshot(t, GID_CAP, snap, &gen);
 		if (rc == (int)GID_CAP) {
 			g = stress_step_at(gen, gid_gen0);
 			for (i = 0; i < GID_CAP; i++) {

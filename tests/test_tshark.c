@@ -1032,21 +1032,21 @@ static void build_smp(uint8_t *mad, const struct smp_pkt *m)
 		ibk_portinfo_set_subnet_timeout(d, m->timeout);
 		break;
 	case SK_PKEYS:
-		ibk_pkey_block_encode(d, m->pkeys);
+		ibk_pkey_block_encode(m->pkeys, d);
 		break;
 	case SK_GUIDS:
-		ibk_guid_block_encode(d, m->guids);
+		ibk_guid_block_encode(m->guids, d);
 		break;
 	case SK_TRAP256:
-		ibk_notice_build_256(d, IBK_NOTICE_PRODUCER_CA, m->issuer,
-				     &m->t256);
+		ibk_notice_build_256(IBK_NOTICE_PRODUCER_CA, m->issuer,
+				     &m->t256, d);
 		break;
 	case SK_TRAP257:
 	case SK_TRAP258:
-		ibk_notice_build_key_trap(d, m->kind == SK_TRAP257 ?
+		ibk_notice_build_key_trap(m->kind == SK_TRAP257 ?
 					  IBK_TRAP_BAD_PKEY : IBK_TRAP_BAD_QKEY,
-					  IBK_NOTICE_PRODUCER_SWITCH, m->issuer,
-					  &m->tkey);
+					  IBK_NOTICE_PRODUCER_SWITCH,
+					  m->issuer, &m->tkey, d);
 		break;
 	case SK_KINDS:
 		break;

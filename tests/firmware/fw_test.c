@@ -186,8 +186,8 @@ static void test_pkeys(void)
 
 			for (i = 0; i < n; i++)
 				keys[i] = (ibk_pkey_t)(k + i);
-			got = ibk_pkey_match_burst(partners[p], keys, match,
-						   n);
+			got = ibk_pkey_match_burst(partners[p], keys, n,
+						   match);
 			for (i = 0; i < n; i++) {
 				bool m = model_pkey_match(partners[p],
 							  keys[i]);
@@ -360,12 +360,12 @@ static void test_gid_twins(void)
 		uint32_t ipv4 = (uint32_t)test_rng64_r(&state);
 
 		a = ibk_gid_make(prefix, guid);
-		ibk_gid_set(&b, prefix, guid);
+		ibk_gid_set(prefix, guid, &b);
 		bad += !same16(a.raw, b.raw) ||
 		       ibk_gid_subnet_prefix(&a) != prefix ||
 		       ibk_gid_guid(&a) != guid;
 		a = ibk_gid_from_ipv4(ipv4);
-		ibk_gid_set_from_ipv4(&b, ipv4);
+		ibk_gid_set_from_ipv4(ipv4, &b);
 		bad += !same16(a.raw, b.raw) || !ibk_gid_is_v4mapped(&a) ||
 		       ibk_gid_to_ipv4(&a) != ipv4;
 		for (j = 0; j < IBK_GRH_LEN; j++)
@@ -379,7 +379,7 @@ static void test_gid_twins(void)
 		bad += !same16(b.raw, grh + 24);
 	}
 	a = ibk_gid_from_mac(mac);
-	ibk_gid_set_from_mac(&b, mac);
+	ibk_gid_set_from_mac(mac, &b);
 	bad += !same16(a.raw, b.raw) || ibk_gid_guid(&a) !=
 	       UINT64_C(0x001122fffe334455) ||
 	       ibk_gid_subnet_prefix(&a) != IBK_GID_DEFAULT_PREFIX;
@@ -476,9 +476,9 @@ static const struct ibk_gid *gid_universe(unsigned i)
 
 	if (!made) {
 		for (j = 0; j < 6; j++)
-			ibk_gid_set(&u[j], IBK_GID_DEFAULT_PREFIX,
-				    UINT64_C(0x0002c90300012340) + j);
-		ibk_gid_set(&u[5], 0, 0);	/* the empty slot */
+			ibk_gid_set(IBK_GID_DEFAULT_PREFIX,
+				    UINT64_C(0x0002c90300012340) + j, &u[j]);
+		ibk_gid_set(0, 0, &u[5]);	/* the empty slot */
 		made = true;
 	}
 	return &u[i];
@@ -562,7 +562,7 @@ static void test_tables(bool small)
 
 		n = test_rng_below_r(&rng, GID_CAP + 1);
 		for (i = 0; i < GID_CAP; i++) {
-			ibk_gid_set(&model_gid[i].gid, 0, 0);
+			ibk_gid_set(0, 0, &model_gid[i].gid);
 			model_gid[i].type = IBK_GID_TYPE_IB;
 			if (i < n) {
 				ibk__copy16(model_gid[i].gid.raw, gid_universe(
@@ -688,8 +688,8 @@ static void test_port_rx(void)
 			hdr_ptrs[i] = hdrs[i];
 		}
 		/* The same packets again, as one mixed burst. */
-		got = ibk_port_rx_mixed(&port, qp_ptrs, hdr_ptrs, verdicts,
-					NULL, 16);
+		got = ibk_port_rx_mixed(&port, qp_ptrs, hdr_ptrs, 16,
+					verdicts, NULL);
 		for (i = 0; i < 16; i++) {
 			enum ibk_rx_verdict want = model_ud(&qps[i],
 				ibk_bth_pkey(hdrs[i]),
@@ -761,8 +761,8 @@ static ibk_pkey_t seed_key(uint32_t seed, uint32_t i)
 
 static void seed_gid(uint32_t seed, uint32_t i, struct ibk_gid_entry *e)
 {
-	ibk_gid_set(&e->gid, IBK_GID_DEFAULT_PREFIX,
-		    ((uint64_t)seed + 1) << 8 | i);
+	ibk_gid_set(IBK_GID_DEFAULT_PREFIX, ((uint64_t)seed + 1) << 8 | i,
+		    &e->gid);
 	e->type = IBK_GID_TYPE_ROCE_V2;
 }
 
@@ -777,7 +777,7 @@ static uint32_t irq_check_gids(void)
 
 	if (ibk__load(&port.gids.hdr.latch.writer, relaxed))
 		irq_gid_inside++;
-	if (ibk_gid_table_snapshot(&port.gids, snap, GID_CAP, &gen) != GID_CAP)
+	if (ibk_gid_table_snapshot(&port.gids, GID_CAP, snap, &gen) != GID_CAP)
 		return 1;
 	seed = (uint32_t)(ibk_gid_guid(&snap[0].gid) >> 8) - 1;
 	for (i = 0; i < GID_CAP; i++) {
@@ -809,7 +809,7 @@ static void fw_tick(void)
 	/* The lock word: set from write_begin to write_end. */
 	if (ibk__load(&port.pkeys.hdr.latch.writer, relaxed))
 		irq_inside++;
-	if (ibk_pkey_table_snapshot(&port.pkeys, snap, PK_CAP, &gen) !=
+	if (ibk_pkey_table_snapshot(&port.pkeys, PK_CAP, snap, &gen) !=
 	    PK_CAP) {
 		irq_torn++;
 		return;

@@ -120,7 +120,7 @@ static void check_remote_invalidate(const struct ibk_mem_attr *obj,
 		want = o.windows ? IBK_MEMOP_ERR_WINDOWS_BOUND :
 		       o.kind != IBK_MEM_MR_FAST ? IBK_MEMOP_ERR_TYPE :
 		       IBK_MEMOP_OK;
-	got = ibk_mem_invalidate_remote(&o, key, &mr, qp);
+	got = ibk_mem_invalidate_remote(&o, &mr, key, qp);
 	FZ_CHECK(got == want, "remote invalidate %s, model %s",
 		 ibk_memop_verdict_name(got), ibk_memop_verdict_name(want));
 	FZ_CHECK(got != IBK_MEMOP_OK ? memcmp(&o, obj, sizeof(o)) == 0 :

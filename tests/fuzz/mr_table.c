@@ -98,7 +98,7 @@ static struct ibk_mem_attr *at(struct ibk_mem_attr *c, uint32_t cap,
  * the array, kept if it allows the operation. Returns the table's code. */
 static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 		    const struct ibk_mem_attr *attr, uint32_t qp_pd,
-		    const struct ibk_mw_bind *wr)
+		    const struct ibk_mw_bind_wr *wr)
 {
 	struct ibk_mem_attr c[CAP_MAX], *o, *mr = NULL, *old = NULL;
 	enum ibk_memop_verdict v;
@@ -142,7 +142,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 			return IBK_MEMOP_ERR_KEY;
 		if (o->length && o->kind == IBK_MEM_MW2)
 			mr = at(c, w->cap, o->mr_index);
-		v = ibk_mem_invalidate(o, key, mr);
+		v = ibk_mem_invalidate(o, mr, key);
 		break;
 	default:		/* OP_DEREGISTER */
 		o = at(c, w->cap, ibk_rkey_index(key));
@@ -150,7 +150,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 			return IBK_MEMOP_ERR_KEY;
 		if (o->length && is_window(o))
 			mr = at(c, w->cap, o->mr_index);
-		v = ibk_mem_deregister(o, key, mr);
+		v = ibk_mem_deregister(o, mr, key);
 		break;
 	}
 	if (v == IBK_MEMOP_OK) {
@@ -162,7 +162,7 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 
 static int table_op(struct world *w, unsigned op, ibk_rkey_t key,
 		    const struct ibk_mem_attr *attr, uint32_t qp_pd,
-		    const struct ibk_mw_bind *wr)
+		    const struct ibk_mw_bind_wr *wr)
 {
 	switch (op) {
 	case OP_REGISTER:	return ibk_mr_table_register(&w->t, attr);
@@ -242,7 +242,7 @@ static void check_requests(struct world *w, struct fz *f, bool burst)
 		hdrs[i] = pkts[i];
 	}
 	if (burst)
-		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, verdicts, n);
+		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, n, verdicts);
 	else
 		verdicts[0] = (uint8_t)ibk_mr_table_check(&w->t, &qp, pkts[0]);
 	for (i = 0; i < n; i++) {
@@ -300,7 +300,7 @@ static void step(struct world *w, struct fz *f)
 {
 	unsigned op = fz_below(f, OP_COUNT), k = fz_below(f, MODEL_REFS);
 	struct ibk_mem_attr attr, got;
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 	ibk_rkey_t key = pick_key(w, f);
 	uint32_t qp_pd = fz_below(f, 3);
 	int rc, mrc;

@@ -93,7 +93,7 @@ static void count(struct world *w, enum ibk_rx_verdict v)
 		model_counter_add(&w->qkey_violations, 1);
 }
 
-/* The event's effect on each table, as enum ibk_port_event lists it:
+/* The event's effect on each table, as enum ibk_event_type lists it:
  * the state it brings (0: none) and which tables await a refill. */
 static bool event_effect(unsigned e, unsigned *state, bool *pkeys, bool *gids)
 {
@@ -175,8 +175,9 @@ static void check_burst(struct world *w, struct fz *f, bool mixed)
 		blocks[i] = pick_headers(f);
 		hdrs[i] = blocks[i];
 	}
-	got = mixed ? ibk_port_rx_mixed(&w->port, to, hdrs, verdicts, index, n) :
-	      ibk_port_rx_burst(&w->port, &qps[0], hdrs, verdicts, n);
+	got = mixed ? ibk_port_rx_mixed(&w->port, to, hdrs, n, verdicts,
+					index) :
+	      ibk_port_rx_burst(&w->port, &qps[0], hdrs, n, verdicts);
 	for (i = 0; i < n; i++) {
 		enum ibk_rx_verdict want = model_pkeys_port_rx(&w->mp, to[i],
 							 blocks[i],
@@ -260,7 +261,7 @@ static void step(struct world *w, struct fz *f)
 		break;
 	case OP_EVENT:
 		n = 6 + fz_below(f, 15);
-		rc = ibk_port_event(&w->port, (enum ibk_port_event)n);
+		rc = ibk_port_event(&w->port, (enum ibk_event_type)n);
 		mrc = IBK_EINVAL;
 		if (event_effect(n, &state, &pkeys, &gids)) {
 			if (state || pkeys)

@@ -200,7 +200,7 @@ static void check_burst(struct fz *f, ibk_pkey_t pkey, ibk_qkey_t qkey)
 					(uint8_t)(qkey >> (24 - 8 * b));
 		hdrs[i] = blocks[i];
 	}
-	size_t counted = ibk_rx_ud_burst(pkey, qkey, hdrs, verdicts, n);
+	size_t counted = ibk_rx_ud_burst(pkey, qkey, hdrs, n, verdicts);
 
 	for (i = 0; i < n; i++) {
 		enum ibk_rx_verdict one = ibk_rx_check(&qp, blocks[i],

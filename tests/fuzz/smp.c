@@ -96,7 +96,7 @@ static void check_trap_256_from(const uint8_t *m)
 	bool dr = m[1] == 0x81;
 	unsigned hops = dr ? m[7] : 0, kept = hops > 30 ? 30 : hops, i;
 
-	ibk_trap_256_from_smp(&t, m, 0x1234);
+	ibk_trap_256_from_smp(m, 0x1234, &t);
 	FZ_CHECK(t.lid == 0x1234 && t.method == m[3] &&
 		 t.attr_id == model_be(m + 16, 2) &&
 		 t.attr_mod == model_be(m + 20, 4) &&
@@ -342,7 +342,7 @@ static void check_notice_build(struct fz *f)
 	t.dr_hop_cnt = fz_u8(f);
 	fz_bytes(f, t.dr_return_path, sizeof(t.dr_return_path));
 	memset(n, 0xa5, NOTICE_LEN);
-	ibk_notice_build_256(n, producer, lid, &t);
+	ibk_notice_build_256(producer, lid, &t, n);
 	FZ_CHECK(n[0] == 0x82 && model_be(n + 1, 3) == producer &&
 		 model_be(n + 4, 2) == 256 && model_be(n + 6, 2) == lid &&
 		 n[8] == 0 && n[9] == 0, "trap 256 notice header");
@@ -369,7 +369,7 @@ static void check_notice_build(struct fz *f)
 	fz_bytes(f, k.gid1.raw, 16);
 	fz_bytes(f, k.gid2.raw, 16);
 	memset(n, 0xa5, NOTICE_LEN);
-	rc = ibk_notice_build_key_trap(n, trap, producer, lid, &k);
+	rc = ibk_notice_build_key_trap(trap, producer, lid, &k, n);
 	if (trap != 257 && trap != 258) {
 		for (i = 0; i < NOTICE_LEN; i++)
 			FZ_CHECK(n[i] == 0xa5, "trap %u must write nothing",
@@ -488,7 +488,7 @@ static void check_packet(struct fz *f, struct ibk_port *port)
 			 h.deth == deth, "header pointers");
 		for (trap = 257; trap <= 258; trap++) {
 			memset(&k, 0x5a, sizeof(k));
-			rc = ibk_trap_key_from_headers(&k, trap, &h);
+			rc = ibk_trap_key_from_headers(&h, trap, &k);
 			if (trap == 258 && !deth) {
 				FZ_CHECK(rc == IBK_EINVAL, "258 without DETH");
 				continue;
@@ -559,7 +559,7 @@ static void sma_check_gids(const struct ibk_port *port,
 		for (first = 0; w->pre[first] != w->pre[i] ||
 				w->guid[first] != w->guid[i]; first++)
 			;
-		ibk_gid_set(&gid, w->pre[i], w->guid[i]);
+		ibk_gid_set(w->pre[i], w->guid[i], &gid);
 		FZ_CHECK(ibk_gid_table_find(&port->gids, &gid,
 					    IBK_GID_TYPE_IB, NULL) ==
 			 (int)first, "find of GID %u", i);

@@ -166,7 +166,7 @@ static void fuzz_pkeys(struct fz *f)
 			break;
 		case OP_SNAPSHOT:
 			n = fz_bool(f) ? cap : cap - 1;
-			rc = ibk_pkey_table_snapshot(&t, snap, n, &gen);
+			rc = ibk_pkey_table_snapshot(&t, n, snap, &gen);
 			mrc = n < cap ? IBK_ERANGE : model_read_rc(&m.st);
 			FZ_CHECK(rc == (mrc ? mrc : (int)cap),
 				 "snapshot: %d, model %d", rc, mrc);
@@ -339,7 +339,7 @@ static void fuzz_gids(struct fz *f)
 			break;
 		case OP_SNAPSHOT:
 			n = fz_bool(f) ? cap : cap - 1;
-			rc = ibk_gid_table_snapshot(&t, snap, n, &gen);
+			rc = ibk_gid_table_snapshot(&t, n, snap, &gen);
 			mrc = n < cap ? IBK_ERANGE : model_read_rc(&m.st);
 			FZ_CHECK(rc == (mrc ? mrc : (int)cap),
 				 "snapshot: %d, model %d", rc, mrc);

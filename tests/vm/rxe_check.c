@@ -393,10 +393,12 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 
 	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
 		return CMP_DIFFERS;
-	np = ibk_pkey_table_snapshot(&d->port->pkeys, d->snap_pkeys,
-				     d->pkey_len ? d->pkey_len : 1, NULL);
-	ng = ibk_gid_table_snapshot(&d->port->gids, d->snap_gids,
-				    d->gid_len ? d->gid_len : 1, NULL);
+	np = ibk_pkey_table_snapshot(&d->port->pkeys,
+				     d->pkey_len ? d->pkey_len : 1,
+				     d->snap_pkeys, NULL);
+	ng = ibk_gid_table_snapshot(&d->port->gids,
+				    d->gid_len ? d->gid_len : 1,
+				    d->snap_gids, NULL);
 	if (attr.state != IBV_PORT_ACTIVE && attr.state != IBV_PORT_ARMED)
 		return np == IBK_ENOTREADY && ng == IBK_ENOTREADY ?
 		       CMP_DOWN_AGREES : CMP_DIFFERS;
@@ -435,7 +437,7 @@ static enum cmp_result compare_with_device(struct dev *d, bool verbose)
 	return diffs ? CMP_DIFFERS : CMP_EQUAL;
 }
 
-static bool port_event_kind(enum ibv_event_type t, enum ibk_port_event *k)
+static bool port_event_kind(enum ibv_event_type t, enum ibk_event_type *k)
 {
 	switch (t) {
 	case IBV_EVENT_PORT_ACTIVE:	*k = IBK_EVENT_PORT_ACTIVE; return true;
@@ -455,7 +457,7 @@ static bool port_event_kind(enum ibv_event_type t, enum ibk_port_event *k)
 static void handle_event(struct dev *d, const struct ibv_async_event *ev,
 			 struct cache_stats *st)
 {
-	enum ibk_port_event kind;
+	enum ibk_event_type kind;
 	struct ibk_gid_entry e;
 	ibk_pkey_t k;
 
@@ -1852,7 +1854,7 @@ static bool mem_wait(struct ibv_cq *cq, struct ibv_wc *wc)
 static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
 {
 	struct ibv_send_wr wr, *bad;
-	struct ibk_mw_bind bw;
+	struct ibk_mw_bind_wr bw;
 	struct ibv_wc wc;
 
 	memset(&wr, 0, sizeof(wr));

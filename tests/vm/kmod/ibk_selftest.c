@@ -527,7 +527,7 @@ static bool race_timer_on;
 /* One snapshot of each table, checked for being whole. */
 static void race_read(struct race_reader *r)
 {
-	int n = ibk_pkey_table_snapshot(&port->pkeys, r->pk, RACE_CAP, NULL);
+	int n = ibk_pkey_table_snapshot(&port->pkeys, RACE_CAP, r->pk, NULL);
 	u32 i, g;
 
 	r->reads++;
@@ -541,7 +541,7 @@ static void race_read(struct race_reader *r)
 			break;
 	r->torn += i != RACE_CAP;
 
-	n = ibk_gid_table_snapshot(&port->gids, r->ge, RACE_CAP, NULL);
+	n = ibk_gid_table_snapshot(&port->gids, RACE_CAP, r->ge, NULL);
 	r->reads++;
 	if (n != (int)RACE_CAP) {
 		r->not_ok++;
