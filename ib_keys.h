@@ -1,8 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ib_keys.h - InfiniBand access-control primitives: P_Key and Q_Key rules,
- * GID/GUID values, wire accessors for LRH/GRH/BTH/DETH, and the per-packet
- * receive checks and send-side key selection that use them.
+ * ib_keys.h - InfiniBand access-control primitives that need no shared
+ * state: the P_Key and Q_Key rules, GID/GUID values and text, the wire
+ * headers, the per-packet receive checks and send-side key selection,
+ * memory keys and the responder's R_Key check, and the subnet management
+ * agent's MAD, M_Key, PortInfo, table-block and trap rules.
+ *
+ * Sections, in reading order:
+ *   Vector paths      which SIMD the bursts use, and its few helpers
+ *   Errors            IBK_E* codes and ibk_strerror()
+ *   P_Key             membership, validity, matching, bursts (IBA 10.9)
+ *   Q_Key             selection, matching, privilege, ranges
+ *   GUID / GID values prefix and GUID, kinds, RoCE and IPoIB GIDs
+ *   GID / GUID text   inet_ntop/inet_pton-exact text, both GUID forms
+ *   Wire layouts      LRH, GRH, BTH, DETH, RETH, AtomicETH, IETH, AETH
+ *                     fields; which opcode carries which header; a
+ *                     whole packet's headers located
+ *   Per-packet checks the receive checks without a table, UD bursts,
+ *                     send-side keys
+ *   Memory keys       L_Key/R_Key, access flags, exact ranges, the
+ *                     responder's check, windows, invalidation
+ *   Subnet management MADs and SMPs, M_Key with its lease, PortInfo,
+ *                     P_KeyTable and GUIDInfo blocks, trap Notices
  *
  * C99, freestanding: needs only <stdint.h>, <stdbool.h> and <stddef.h>
  * (in the Linux kernel, __KERNEL__: <linux/types.h> and <linux/stddef.h>).
@@ -1539,7 +1558,9 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
  *
  * Getters take a pointer to the start of their header, setters likewise;
  * any alignment. A setter changes only its own field's bits and ignores
- * value bits beyond the field's width.
+ * value bits beyond the field's width. Then which opcode carries which
+ * extension header (IBA table 38), the AETH syndrome's parts, and the
+ * headers of a whole received packet located (ibk_pkt_locate()).
  * ------------------------------------------------------------------------ */
 
 #define IBK_LRH_LEN	8
@@ -2067,6 +2088,14 @@ static inline bool ibk_opcode_has_immdt(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
+/* True if @opcode is a UD SEND ONLY, with or without immediate: the only
+ * UD opcodes, and the ones whose BTH a DETH follows (IBA 9.3; RD's DETH
+ * comes after an RDETH, and RD is not modelled here). */
+static inline bool ibk_opcode_is_ud_send(uint8_t opcode)
+{
+	return (opcode & 0xfe) == IBK_OPCODE_UD_SEND_ONLY;
+}
+
 /* RETH, 16 bytes: virtual address @0-7; R_Key @8-11; DMA length @12-15. */
 
 /* The remote virtual address an RDMA READ or WRITE starts at. */
@@ -2187,6 +2216,96 @@ static inline void ibk_aeth_set_msn(void *aeth, uint32_t msn)
 	ibk__store_be24((uint8_t *)aeth + 1, msn);
 }
 
+/*
+ * AETH syndrome (IBA 9.7.5; rxe_hdr.h): bit 7 reserved, bits 6-5 the
+ * type, bits 4-0 its value: an ACK's credit count (0x1f unlimited), an
+ * RNR NAK's timer, a NAK's code.
+ */
+#define IBK_AETH_TYPE_MASK		0xe0u	/* reserved bit included, as rxe */
+#define IBK_AETH_VALUE_MASK		0x1fu
+#define IBK_AETH_ACK			0x00u
+#define IBK_AETH_RNR_NAK		0x20u
+#define IBK_AETH_NAK			0x60u
+#define IBK_AETH_ACK_UNLIMITED		0x1fu	/* ACK, no credit limit */
+#define IBK_NAK_PSN_SEQUENCE		0x60u	/* PSN sequence error */
+#define IBK_NAK_INVALID_REQUEST		0x61u
+#define IBK_NAK_REMOTE_ACCESS		0x62u
+#define IBK_NAK_REMOTE_OPERATIONAL	0x63u
+#define IBK_NAK_INVALID_RD_REQUEST	0x64u
+
+/* True for an ACK syndrome (type 0). */
+static inline bool ibk_aeth_is_ack(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_ACK;
+}
+
+/* True for an RNR NAK (type 1): the responder had no receive WQE. */
+static inline bool ibk_aeth_is_rnr_nak(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_RNR_NAK;
+}
+
+/* True for a NAK (type 3); ibk_aeth_value() is its code. */
+static inline bool ibk_aeth_is_nak(uint8_t syndrome)
+{
+	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_NAK;
+}
+
+/* Bits 4-0: credit count, RNR timer or NAK code. */
+static inline uint8_t ibk_aeth_value(uint8_t syndrome)
+{
+	return (uint8_t)(syndrome & IBK_AETH_VALUE_MASK);
+}
+
+/* The headers of one received packet, located by ibk_pkt_locate(). */
+struct ibk_pkt_headers {
+	const uint8_t *lrh;
+	const uint8_t *grh;	/* NULL unless LNH says a GRH follows */
+	const uint8_t *bth;
+	const uint8_t *deth;	/* NULL unless the opcode is a UD SEND */
+};
+
+/*
+ * Finds the headers of the packet at @pkt, @len bytes from its LRH: a GRH
+ * when the LRH's LNH is IBA global (its NxtHdr must be 0x1b), the BTH,
+ * and the DETH of a UD SEND. IBK_OK; IBK_EINVAL for a NULL pointer, a raw
+ * packet (LNH 0 or 1, no IBA transport), another NxtHdr, or a @len too
+ * short for the headers it names.
+ */
+static inline int ibk_pkt_locate(const void *pkt, size_t len,
+				 struct ibk_pkt_headers *headers)
+{
+	const uint8_t *p = (const uint8_t *)pkt;
+	size_t off = IBK_LRH_LEN;
+	uint8_t lnh;
+
+	if (!p || !headers || len < IBK_LRH_LEN)
+		return IBK_EINVAL;
+	lnh = ibk_lrh_lnh(p);
+	if (lnh != IBK_LNH_BTH && lnh != IBK_LNH_GRH)
+		return IBK_EINVAL;
+	headers->lrh = p;
+	headers->grh = NULL;
+	headers->deth = NULL;
+	if (lnh == IBK_LNH_GRH) {
+		if (len < off + IBK_GRH_LEN ||
+		    ibk_grh_nxthdr(p + off) != IBK_GRH_NXTHDR_BTH)
+			return IBK_EINVAL;
+		headers->grh = p + off;
+		off += IBK_GRH_LEN;
+	}
+	if (len < off + IBK_BTH_LEN)
+		return IBK_EINVAL;
+	headers->bth = p + off;
+	off += IBK_BTH_LEN;
+	if (ibk_opcode_is_ud_send(ibk_bth_opcode(headers->bth))) {
+		if (len < off + IBK_DETH_LEN)
+			return IBK_EINVAL;
+		headers->deth = p + off;
+	}
+	return IBK_OK;
+}
+
 /* ------------------------------------------------------------------------
  * Per-packet checks (no table: the caller resolved the QP's P_Key)
  * ------------------------------------------------------------------------ */
@@ -2271,7 +2390,7 @@ static inline enum ibk_rx_verdict ibk_rx_check_header(enum ibk_qp_type type,
 	if (ibk_bth_tver(bth) != IBK_BTH_TVER)
 		return IBK_RX_DROP_TVER;
 	if (ibk__qp_is_datagram(type))
-		return (opcode & 0xfe) == IBK_OPCODE_UD_SEND_ONLY ?
+		return ibk_opcode_is_ud_send(opcode) ?
 		       IBK_RX_ACCEPT : IBK_RX_DROP_OPCODE;
 	if (type == IBK_QPT_RC)
 		return (opcode & IBK_OPCODE_TRANSPORT_MASK) ==
@@ -2741,47 +2860,6 @@ static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
 		ibk__range_past_2_64(iova, length) | (iova < base) |
 		(length > region_length) |
 		(iova - base > region_length - length)) == 0;
-}
-
-/*
- * AETH syndrome (IBA 9.7.5; rxe_hdr.h): bit 7 reserved, bits 6-5 the
- * type, bits 4-0 its value: an ACK's credit count (0x1f unlimited), an
- * RNR NAK's timer, a NAK's code.
- */
-#define IBK_AETH_TYPE_MASK		0xe0u	/* reserved bit included, as rxe */
-#define IBK_AETH_VALUE_MASK		0x1fu
-#define IBK_AETH_ACK			0x00u
-#define IBK_AETH_RNR_NAK		0x20u
-#define IBK_AETH_NAK			0x60u
-#define IBK_AETH_ACK_UNLIMITED		0x1fu	/* ACK, no credit limit */
-#define IBK_NAK_PSN_SEQUENCE		0x60u	/* PSN sequence error */
-#define IBK_NAK_INVALID_REQUEST		0x61u
-#define IBK_NAK_REMOTE_ACCESS		0x62u
-#define IBK_NAK_REMOTE_OPERATIONAL	0x63u
-#define IBK_NAK_INVALID_RD_REQUEST	0x64u
-
-/* True for an ACK syndrome (type 0). */
-static inline bool ibk_aeth_is_ack(uint8_t syndrome)
-{
-	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_ACK;
-}
-
-/* True for an RNR NAK (type 1): the responder had no receive WQE. */
-static inline bool ibk_aeth_is_rnr_nak(uint8_t syndrome)
-{
-	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_RNR_NAK;
-}
-
-/* True for a NAK (type 3); ibk_aeth_value() is its code. */
-static inline bool ibk_aeth_is_nak(uint8_t syndrome)
-{
-	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_NAK;
-}
-
-/* Bits 4-0: credit count, RNR timer or NAK code. */
-static inline uint8_t ibk_aeth_value(uint8_t syndrome)
-{
-	return (uint8_t)(syndrome & IBK_AETH_VALUE_MASK);
 }
 
 /* Work completion status, numbered as enum ibv_wc_status (verbs.h). */
@@ -4660,55 +4738,6 @@ static inline int ibk_notice_parse_key_trap(const void *notice,
 	ibk__copy16(trap->gid1.raw, d + 18);
 	ibk__copy16(trap->gid2.raw, d + 34);
 	return ibk_notice_trap_number(notice);
-}
-
-/* The headers of one received packet, located by ibk_pkt_locate(). */
-struct ibk_pkt_headers {
-	const uint8_t *lrh;
-	const uint8_t *grh;	/* NULL unless LNH says a GRH follows */
-	const uint8_t *bth;
-	const uint8_t *deth;	/* NULL unless the opcode is a UD SEND */
-};
-
-/*
- * Finds the headers of the packet at @pkt, @len bytes from its LRH: a GRH
- * when the LRH's LNH is IBA global (its NxtHdr must be 0x1b), the BTH,
- * and the DETH of a UD SEND. IBK_OK; IBK_EINVAL for a NULL pointer, a raw
- * packet (LNH 0 or 1, no IBA transport), another NxtHdr, or a @len too
- * short for the headers it names.
- */
-static inline int ibk_pkt_locate(const void *pkt, size_t len,
-				 struct ibk_pkt_headers *headers)
-{
-	const uint8_t *p = (const uint8_t *)pkt;
-	size_t off = IBK_LRH_LEN;
-	uint8_t lnh;
-
-	if (!p || !headers || len < IBK_LRH_LEN)
-		return IBK_EINVAL;
-	lnh = ibk_lrh_lnh(p);
-	if (lnh != IBK_LNH_BTH && lnh != IBK_LNH_GRH)
-		return IBK_EINVAL;
-	headers->lrh = p;
-	headers->grh = NULL;
-	headers->deth = NULL;
-	if (lnh == IBK_LNH_GRH) {
-		if (len < off + IBK_GRH_LEN ||
-		    ibk_grh_nxthdr(p + off) != IBK_GRH_NXTHDR_BTH)
-			return IBK_EINVAL;
-		headers->grh = p + off;
-		off += IBK_GRH_LEN;
-	}
-	if (len < off + IBK_BTH_LEN)
-		return IBK_EINVAL;
-	headers->bth = p + off;
-	off += IBK_BTH_LEN;
-	if ((ibk_bth_opcode(headers->bth) & 0xfe) == IBK_OPCODE_UD_SEND_ONLY) {
-		if (len < off + IBK_DETH_LEN)
-			return IBK_EINVAL;
-		headers->deth = p + off;
-	}
-	return IBK_OK;
 }
 
 /*

@@ -4,8 +4,27 @@
  * a latch that readers never wait on, O(1) lookups, port-state gating,
  * change events, generation-checked references, violation counters, and
  * the receive checks that need the port's table (QP1, and any QP by its
- * P_Key index); and a lock-free table of memory regions and windows with
- * the responder's R_Key check against it.
+ * P_Key index); a lock-free table of memory regions and windows with the
+ * responder's R_Key check against it; and the subnet management agent's
+ * side that writes and answers the tables. Includes ib_keys.h.
+ *
+ * Sections, in reading order:
+ *   Atomics port        C11, C++, the Linux kernel, single core, or yours
+ *   Latch               the count readers never wait on, its read and
+ *                       write sections
+ *   16-bit counters     saturating, as PortInfo holds them
+ *   Port states and change events
+ *   Table storage       cells and hash slots, the copies' headers
+ *   P_Key table         init, refill with tickets, set, get, find,
+ *                       references, snapshot
+ *   GID table           the same for GIDs and their types
+ *   Port                both tables, the violation counters, events, reset,
+ *                       the receive checks and bursts, whole packets
+ *   Memory region and window table
+ *                       register, bind, invalidate, the R_Key check
+ *   Subnet management agent
+ *                       P_KeyTable and GUIDInfo blocks into the tables,
+ *                       the GID prefix, M_Key with the port's counter
  *
  * C11 (<stdatomic.h>) and C++17 (<atomic>), freestanding: no libc calls, no
  * allocation, no global state; the caller owns every byte of storage. Also
@@ -3048,7 +3067,10 @@ static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
  * What a verbs consumer keeps per port, and the receive checks that need
  * the P_Key table: a packet to QP1 matches against the whole table, any
  * other QP against the entry at its own P_Key index. Key violations are
- * counted in the port's 16-bit counters; every other drop is not.
+ * counted in the port's 16-bit counters; every other drop is not. A whole
+ * packet (ibk_port_rx_packet()) also meets the management datagram rules
+ * of QP0 and QP1 first, counted apart, and hands back a dropped packet's
+ * trap 257 or 258 details.
  * ------------------------------------------------------------------------ */
 
 /*
@@ -3827,6 +3849,124 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				verdicts, pkey_index);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
 	return ibk__port_count_burst(port, verdicts, n);
+}
+
+/*
+ * The payload bytes of the UD packet *@h, @len bytes from its LRH through
+ * its ICRC (what the LRH's PktLen counts): what is left after the headers,
+ * the BTH's pad and the ICRC, or -1 if they do not fit (qib_ud_rcv()'s
+ * tlen; the immediate data of a SEND with immediate is payload here).
+ */
+static inline long ibk__ud_payload_len(const struct ibk_pkt_headers *h,
+				       size_t len)
+{
+	size_t used = (size_t)(h->deth - h->lrh) + IBK_DETH_LEN +
+		      ibk_bth_padcnt(h->bth) + IBK_ICRC_LEN;
+
+	return len < used ? -1 : (long)(len - used);
+}
+
+/* True if the LRH names the permissive LID as source or destination. */
+static inline bool ibk__lrh_permissive(const uint8_t *lrh)
+{
+	return ibk_lrh_dlid(lrh) == IBK_LID_PERMISSIVE ||
+	       ibk_lrh_slid(lrh) == IBK_LID_PERMISSIVE;
+}
+
+/*
+ * The rules a UD packet meets before its keys, by qib_ud_rcv(): to QP0, a
+ * MAD of exactly 256 bytes on VL15 (IBA 13.5.3.1), and the permissive LID
+ * only on a directed-route SMP (class 0x81); to any other QP, never the
+ * permissive LID (IBA 9.6.1.4.1, 9.6.1.5.1). IBK_RX_ACCEPT if they hold.
+ */
+static inline enum ibk_rx_verdict
+ibk__mad_rx_before_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
+			size_t len)
+{
+	if (type != IBK_QPT_SMI)
+		return ibk__lrh_permissive(h->lrh) ? IBK_RX_DROP_PERMISSIVE :
+		       IBK_RX_ACCEPT;
+	if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+		return IBK_RX_DROP_MAD_LENGTH;
+	if (ibk_lrh_vl(h->lrh) != IBK_VL_MANAGEMENT)
+		return IBK_RX_DROP_MAD_VL;
+	/* the payload is the MAD: its class is byte 1 */
+	return ibk__lrh_permissive(h->lrh) &&
+	       h->deth[IBK_DETH_LEN + 1] != IBK_MGMT_CLASS_SUBN_DR ?
+	       IBK_RX_DROP_PERMISSIVE : IBK_RX_ACCEPT;
+}
+
+/*
+ * The rules qib_ud_rcv() applies after the keys: to QP1, a MAD of exactly
+ * 256 bytes never on VL15 (IBA 13.5.3.1); to QP0 and QP1, a SEND without
+ * immediate data (a MAD has none). IBK_RX_ACCEPT if they hold.
+ */
+static inline enum ibk_rx_verdict
+ibk__mad_rx_after_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
+		       size_t len)
+{
+	if (type == IBK_QPT_GSI) {
+		if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+			return IBK_RX_DROP_MAD_LENGTH;
+		if (ibk_lrh_vl(h->lrh) == IBK_VL_MANAGEMENT)
+			return IBK_RX_DROP_MAD_VL;
+	}
+	return (type == IBK_QPT_SMI || type == IBK_QPT_GSI) &&
+	       ibk_bth_opcode(h->bth) == IBK_OPCODE_UD_SEND_ONLY_IMM ?
+	       IBK_RX_DROP_MAD_IMM : IBK_RX_ACCEPT;
+}
+
+static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
+{
+	return v >= IBK_RX_DROP_MAD_VL && v <= IBK_RX_DROP_MAD_IMM;
+}
+
+/*
+ * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH
+ * through its ICRC (the LRH's PktLen x 4), with the rules only the LRH and
+ * the length allow, in qib_ud_rcv()'s order:
+ *  - IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers;
+ *  - to a UD, SMI or GSI QP, before the keys: QP0 takes only a MAD of
+ *    exactly 256 bytes (IBK_RX_DROP_MAD_LENGTH) on VL15
+ *    (IBK_RX_DROP_MAD_VL), and the permissive LID (0xffff) as DLID or
+ *    SLID only on a directed-route SMP; any other QP never takes it
+ *    (IBK_RX_DROP_PERMISSIVE; IBA 9.6.1.4.1, 9.6.1.5.1);
+ *  - the verdict of ibk_port_rx() for its BTH and DETH;
+ *  - after the keys: QP1 takes only a MAD of exactly 256 bytes, never on
+ *    VL15 (IBA 13.5.3.1); QP0 and QP1 no SEND with immediate
+ *    (IBK_RX_DROP_MAD_IMM).
+ * The four management drops are counted in the port's mad_drops, where
+ * qib counts them (its n_pkt_drops, which no PortInfo field reports);
+ * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY as ibk_port_rx() counts them. On
+ * IBK_RX_DROP_PKEY or IBK_RX_DROP_QKEY, *@trap (may be NULL) gets the
+ * details of trap 257 or 258 respectively (ibk_trap_key_from_headers()):
+ * whether and when to send it is the caller's (ibk_trap_rate_ok(), the
+ * port ACTIVE). @port and @qp must be valid.
+ */
+static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
+						     const struct ibk_qp_keys *qp,
+						     const void *pkt,
+						     size_t len,
+						     struct ibk_trap_key *trap)
+{
+	struct ibk_pkt_headers h;
+	enum ibk_rx_verdict v = IBK_RX_ACCEPT;
+
+	if (ibk_pkt_locate(pkt, len, &h) != IBK_OK)
+		return IBK_RX_DROP_MALFORMED;
+	if (h.deth && ibk__qp_is_datagram(qp->type))
+		v = ibk__mad_rx_before_keys(qp->type, &h, len);
+	if (v == IBK_RX_ACCEPT)
+		v = ibk_port_rx(port, qp, h.bth, h.deth);
+	if (v == IBK_RX_ACCEPT && h.deth)
+		v = ibk__mad_rx_after_keys(qp->type, &h, len);
+	if (ibk__rx_verdict_is_mad_rule(v))
+		ibk_counter16_inc(&port->mad_drops);
+	if (trap && (v == IBK_RX_DROP_PKEY || v == IBK_RX_DROP_QKEY))
+		ibk_trap_key_from_headers(&h, v == IBK_RX_DROP_PKEY ?
+					  IBK_TRAP_BAD_PKEY :
+					  IBK_TRAP_BAD_QKEY, trap);
+	return v;
 }
 
 /* ------------------------------------------------------------------------
@@ -4851,18 +4991,18 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
  *
  * On native IB a GID is PortInfo:GidPrefix || GUIDInfo entry: a
  * SubnSet(PortInfo) with a new prefix rewrites every IB entry in one
- * generation (ibk_port_apply_portinfo()), and GUIDInfo blocks compose
+ * generation (ibk_sma_apply_portinfo()), and GUIDInfo blocks compose
  * with the prefix PortInfo holds.
  *
  * The port counts M_Key violations beside the P_Key and Q_Key ones
- * (ibk_port_mkey_check()), and the receive path hands back what trap
- * 257 or 258 reports about a dropped packet (ibk_port_rx_packet()). The
- * M_Key state itself (struct ibk_mkey_state) is the SMA's, a single
- * writer: it lives beside the port, not in it.
+ * (ibk_sma_mkey_check()); the traps 257 and 258 a dropped packet causes
+ * come from the Port section's ibk_port_rx_packet(). The M_Key state
+ * itself (struct ibk_mkey_state) is the SMA's, a single writer: it lives
+ * beside the port, not in it.
  *
  *	int st = ibk_smp_request_status(mad, len);	// < 0: drop
  *
- *	if (st == 0 && ibk_port_mkey_check(&port, &mkey, ibk_mad_method(mad),
+ *	if (st == 0 && ibk_sma_mkey_check(&port, &mkey, ibk_mad_method(mad),
  *			ibk_smp_mkey(mad), now_ns) == IBK_MKEY_VIOLATION)
  *		return send_trap_256(mad);		// no reply
  *	if (st == 0)
@@ -5198,8 +5338,8 @@ static inline int ibk_sma_answer_table(struct ibk_port *port, void *smp,
  * valid.
  */
 static inline enum ibk_mkey_verdict
-ibk_port_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
-		    uint8_t method, uint64_t smp_mkey, uint64_t now_ns)
+ibk_sma_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
+		   uint8_t method, uint64_t smp_mkey, uint64_t now_ns)
 {
 	enum ibk_mkey_verdict v = ibk_mkey_check(st, method, smp_mkey, now_ns);
 
@@ -5210,8 +5350,8 @@ ibk_port_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
 
 /* Writes @port's three violation counters into the PortInfo at @pi, for
  * a SubnGet(PortInfo) answer. @port and @pi must be valid. */
-static inline void ibk_port_fill_portinfo_counters(const struct ibk_port *port,
-						   void *pi)
+static inline void ibk_sma_fill_portinfo_counters(const struct ibk_port *port,
+						  void *pi)
 {
 	ibk_portinfo_set_mkey_violations(pi,
 		ibk_counter16_read(&port->mkey_violations));
@@ -5229,8 +5369,8 @@ static inline void ibk_port_fill_portinfo_counters(const struct ibk_port *port,
  * Returns the number of GID entries that changed; IBK_EINVAL for a NULL
  * pointer. M_Key, its lease and the rest of PortInfo are the caller's.
  */
-static inline int ibk_port_apply_portinfo(struct ibk_port *port,
-					  const void *pi)
+static inline int ibk_sma_apply_portinfo(struct ibk_port *port,
+					 const void *pi)
 {
 	if (!port || !pi)
 		return IBK_EINVAL;
@@ -5242,124 +5382,6 @@ static inline int ibk_port_apply_portinfo(struct ibk_port *port,
 		ibk_counter16_reset(&port->qkey_violations);
 	return ibk_gid_table_apply_prefix(&port->gids,
 					  ibk_portinfo_gid_prefix(pi));
-}
-
-/*
- * The payload bytes of the UD packet *@h, @len bytes from its LRH through
- * its ICRC (what the LRH's PktLen counts): what is left after the headers,
- * the BTH's pad and the ICRC, or -1 if they do not fit (qib_ud_rcv()'s
- * tlen; the immediate data of a SEND with immediate is payload here).
- */
-static inline long ibk__ud_payload_len(const struct ibk_pkt_headers *h,
-				       size_t len)
-{
-	size_t used = (size_t)(h->deth - h->lrh) + IBK_DETH_LEN +
-		      ibk_bth_padcnt(h->bth) + IBK_ICRC_LEN;
-
-	return len < used ? -1 : (long)(len - used);
-}
-
-/* True if the LRH names the permissive LID as source or destination. */
-static inline bool ibk__lrh_permissive(const uint8_t *lrh)
-{
-	return ibk_lrh_dlid(lrh) == IBK_LID_PERMISSIVE ||
-	       ibk_lrh_slid(lrh) == IBK_LID_PERMISSIVE;
-}
-
-/*
- * The rules a UD packet meets before its keys, by qib_ud_rcv(): to QP0, a
- * MAD of exactly 256 bytes on VL15 (IBA 13.5.3.1), and the permissive LID
- * only on a directed-route SMP (class 0x81); to any other QP, never the
- * permissive LID (IBA 9.6.1.4.1, 9.6.1.5.1). IBK_RX_ACCEPT if they hold.
- */
-static inline enum ibk_rx_verdict
-ibk__mad_rx_before_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
-			size_t len)
-{
-	if (type != IBK_QPT_SMI)
-		return ibk__lrh_permissive(h->lrh) ? IBK_RX_DROP_PERMISSIVE :
-		       IBK_RX_ACCEPT;
-	if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
-		return IBK_RX_DROP_MAD_LENGTH;
-	if (ibk_lrh_vl(h->lrh) != IBK_VL_MANAGEMENT)
-		return IBK_RX_DROP_MAD_VL;
-	/* the payload is the MAD: its class is byte 1 */
-	return ibk__lrh_permissive(h->lrh) &&
-	       h->deth[IBK_DETH_LEN + 1] != IBK_MGMT_CLASS_SUBN_DR ?
-	       IBK_RX_DROP_PERMISSIVE : IBK_RX_ACCEPT;
-}
-
-/*
- * The rules qib_ud_rcv() applies after the keys: to QP1, a MAD of exactly
- * 256 bytes never on VL15 (IBA 13.5.3.1); to QP0 and QP1, a SEND without
- * immediate data (a MAD has none). IBK_RX_ACCEPT if they hold.
- */
-static inline enum ibk_rx_verdict
-ibk__mad_rx_after_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
-		       size_t len)
-{
-	if (type == IBK_QPT_GSI) {
-		if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
-			return IBK_RX_DROP_MAD_LENGTH;
-		if (ibk_lrh_vl(h->lrh) == IBK_VL_MANAGEMENT)
-			return IBK_RX_DROP_MAD_VL;
-	}
-	return (type == IBK_QPT_SMI || type == IBK_QPT_GSI) &&
-	       ibk_bth_opcode(h->bth) == IBK_OPCODE_UD_SEND_ONLY_IMM ?
-	       IBK_RX_DROP_MAD_IMM : IBK_RX_ACCEPT;
-}
-
-static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
-{
-	return v >= IBK_RX_DROP_MAD_VL && v <= IBK_RX_DROP_MAD_IMM;
-}
-
-/*
- * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH
- * through its ICRC (the LRH's PktLen x 4), with the rules only the LRH and
- * the length allow, in qib_ud_rcv()'s order:
- *  - IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers;
- *  - to a UD, SMI or GSI QP, before the keys: QP0 takes only a MAD of
- *    exactly 256 bytes (IBK_RX_DROP_MAD_LENGTH) on VL15
- *    (IBK_RX_DROP_MAD_VL), and the permissive LID (0xffff) as DLID or
- *    SLID only on a directed-route SMP; any other QP never takes it
- *    (IBK_RX_DROP_PERMISSIVE; IBA 9.6.1.4.1, 9.6.1.5.1);
- *  - the verdict of ibk_port_rx() for its BTH and DETH;
- *  - after the keys: QP1 takes only a MAD of exactly 256 bytes, never on
- *    VL15 (IBA 13.5.3.1); QP0 and QP1 no SEND with immediate
- *    (IBK_RX_DROP_MAD_IMM).
- * The four management drops are counted in the port's mad_drops, where
- * qib counts them (its n_pkt_drops, which no PortInfo field reports);
- * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY as ibk_port_rx() counts them. On
- * IBK_RX_DROP_PKEY or IBK_RX_DROP_QKEY, *@trap (may be NULL) gets the
- * details of trap 257 or 258 respectively (ibk_trap_key_from_headers()):
- * whether and when to send it is the caller's (ibk_trap_rate_ok(), the
- * port ACTIVE). @port and @qp must be valid.
- */
-static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
-						     const struct ibk_qp_keys *qp,
-						     const void *pkt,
-						     size_t len,
-						     struct ibk_trap_key *trap)
-{
-	struct ibk_pkt_headers h;
-	enum ibk_rx_verdict v = IBK_RX_ACCEPT;
-
-	if (ibk_pkt_locate(pkt, len, &h) != IBK_OK)
-		return IBK_RX_DROP_MALFORMED;
-	if (h.deth && ibk__qp_is_datagram(qp->type))
-		v = ibk__mad_rx_before_keys(qp->type, &h, len);
-	if (v == IBK_RX_ACCEPT)
-		v = ibk_port_rx(port, qp, h.bth, h.deth);
-	if (v == IBK_RX_ACCEPT && h.deth)
-		v = ibk__mad_rx_after_keys(qp->type, &h, len);
-	if (ibk__rx_verdict_is_mad_rule(v))
-		ibk_counter16_inc(&port->mad_drops);
-	if (trap && (v == IBK_RX_DROP_PKEY || v == IBK_RX_DROP_QKEY))
-		ibk_trap_key_from_headers(&h, v == IBK_RX_DROP_PKEY ?
-					  IBK_TRAP_BAD_PKEY :
-					  IBK_TRAP_BAD_QKEY, trap);
-	return v;
 }
 
 #endif /* IBKEYS_IB_TABLES_H */

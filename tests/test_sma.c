@@ -457,14 +457,14 @@ static void test_mkey_counter(void)
 	bool ok;
 
 	setup(8, 8);
-	ok = ibk_port_mkey_check(&port, &st, IBK_MAD_METHOD_GET, 0x1234, 0) ==
+	ok = ibk_sma_mkey_check(&port, &st, IBK_MAD_METHOD_GET, 0x1234, 0) ==
 	     IBK_MKEY_PROCESS &&
 	     ibk_counter16_read(&port.mkey_violations) == 0 &&
-	     ibk_port_mkey_check(&port, &st, IBK_MAD_METHOD_GET, 1, 0) ==
+	     ibk_sma_mkey_check(&port, &st, IBK_MAD_METHOD_GET, 1, 0) ==
 	     IBK_MKEY_VIOLATION &&
 	     ibk_counter16_read(&port.mkey_violations) == 1;
 	for (i = 0; i < 70000; i++)
-		ibk_port_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
+		ibk_sma_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
 	ok = ok && ibk_counter16_read(&port.mkey_violations) == 0xffff;
 	tap_ok(ok, "M_KeyViolations: one per violation, none for a good key, "
 	       "stopping at 0xffff");
@@ -472,21 +472,21 @@ static void test_mkey_counter(void)
 	ibk_counter16_add(&port.pkey_violations, 7);
 	ibk_counter16_add(&port.qkey_violations, 9);
 	memset(pi, 0xee, sizeof(pi));
-	ibk_port_fill_portinfo_counters(&port, pi);
+	ibk_sma_fill_portinfo_counters(&port, pi);
 	ok = pi[44] == 0xff && pi[45] == 0xff && pi[46] == 0 && pi[47] == 7 &&
 	     pi[48] == 0 && pi[49] == 9 && pi[43] == 0xee && pi[50] == 0xee;
 	ibk_portinfo_set_mkey_violations(pi, 0);
 	ibk_portinfo_set_qkey_violations(pi, 0);
 	ibk_portinfo_set_gid_prefix(pi, PREFIX);
-	ok = ok && ibk_port_apply_portinfo(&port, pi) == 0 && ibk_counter16_read(&port.mkey_violations) == 0 &&
+	ok = ok && ibk_sma_apply_portinfo(&port, pi) == 0 && ibk_counter16_read(&port.mkey_violations) == 0 &&
 	     ibk_counter16_read(&port.pkey_violations) == 7 &&
 	     ibk_counter16_read(&port.qkey_violations) == 0;
 	tap_ok(ok, "PortInfo counters @44/46/48 filled from the port; a "
 	       "SubnSet carrying 0 clears that counter only");
-	ibk_port_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
+	ibk_sma_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
 	ibk_port_reset(&port);
 	ok = ibk_counter16_read(&port.mkey_violations) == 0;
-	ibk_port_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
+	ibk_sma_mkey_check(&port, &st, IBK_MAD_METHOD_SET, 1, 0);
 	ibk_port_init(&port, pk_cells, 8, pk_slots, IBK_HASH_SLOTS(8),
 		      gid_cells, 8, gid_slots, IBK_HASH_SLOTS(8));
 	ok = ok && ibk_counter16_read(&port.mkey_violations) == 0;
@@ -580,13 +580,13 @@ static int sma_portinfo(uint8_t *mad)
 	uint8_t *data = mad + IBK_SMP_DATA_OFFSET;
 
 	if (ibk_mad_method(mad) == IBK_MAD_METHOD_SET) {
-		if (ibk_port_apply_portinfo(&port, data) < 0)
+		if (ibk_sma_apply_portinfo(&port, data) < 0)
 			return IBK_MAD_STATUS_INVALID_FIELD;
 		ibk_portinfo_set_gid_prefix(portinfo,
 					    ibk_portinfo_gid_prefix(data));
 	}
 	memcpy(data, portinfo, sizeof(portinfo));
-	ibk_port_fill_portinfo_counters(&port, data);
+	ibk_sma_fill_portinfo_counters(&port, data);
 	return IBK_MAD_STATUS_OK;
 }
 
@@ -602,7 +602,7 @@ static void sma_receive(struct ibk_mkey_state *mkey, uint8_t *mad, size_t len,
 	if (st < 0)
 		return;
 	if (st == 0) {
-		if (ibk_port_mkey_check(&port, mkey, ibk_mad_method(mad),
+		if (ibk_sma_mkey_check(&port, mkey, ibk_mad_method(mad),
 					ibk_smp_mkey(mad), now_ns) ==
 		    IBK_MKEY_VIOLATION) {
 			struct ibk_trap_256 t;
@@ -774,7 +774,7 @@ static void test_gid_prefix(void)
 	     ibk_gid_table_apply_prefix(&port.gids, NEW) == 0 &&
 	     ibk_gid_table_apply_prefix(&port.gids, PREFIX) == 7 &&
 	     ibk_gid_table_apply_prefix(NULL, PREFIX) == IBK_EINVAL &&
-	     ibk_port_apply_portinfo(&port, NULL) == IBK_EINVAL;
+	     ibk_sma_apply_portinfo(&port, NULL) == IBK_EINVAL;
 	tap_ok(ok, "the same prefix again (each sweep's PortInfo Set) writes "
 	       "nothing: references stay fresh; 7 IB entries change back; "
 	       "NULL is IBK_EINVAL");

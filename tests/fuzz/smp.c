@@ -242,7 +242,7 @@ static void check_mkey(struct fz *f, struct ibk_port *port)
 
 		now = next_time(f, now, &m);
 		want = model_mkey(&m, method, key, now);
-		got = ibk_port_mkey_check(port, &st, method, key, now);
+		got = ibk_sma_mkey_check(port, &st, method, key, now);
 		FZ_CHECK(got == want, "M_Key step %u method %02x level %u: "
 			 "%s, want %s", i, method, m.level,
 			 ibk_mkey_verdict_name(got), ibk_mkey_verdict_name(want));
@@ -713,7 +713,7 @@ static void check_sma(struct fz *f)
 			uint64_t p = model_be(m + 64 + 8, 8);
 
 			want = sma_model_prefix(&w, p);
-			got = ibk_port_apply_portinfo(port, m + 64);
+			got = ibk_sma_apply_portinfo(port, m + 64);
 			FZ_CHECK(got == want, "PortInfo GidPrefix %016llx: %d "
 				 "changed, want %d", (unsigned long long)p,
 				 got, want);
