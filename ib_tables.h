@@ -2553,19 +2553,6 @@ static inline bool ibk__gid_words_zero(const uint32_t w[4])
 	return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
-/* Writer side: empties copy @c's hash index, two slots a turn (a copy has
- * a power of two of them, at least two): half the loop's work per slot. */
-static inline void ibk__gid_slots_clear(struct ibk_gid_table *t, unsigned c)
-{
-	struct ibk_hash_slot *slots = t->hdr.slots[c];
-	uint32_t n = t->hdr.hash_mask + 1, i;
-
-	for (i = 0; i < n; i += 2) {
-		ibk__store(&slots[i].word, 0u, relaxed);
-		ibk__store(&slots[i + 1].word, 0u, relaxed);
-	}
-}
-
 /* A writer building copy @c's index keeps the table's fields at hand,
  * read once: after each atomic store a compiler would read them again. */
 struct ibk__gid_build {
@@ -2587,7 +2574,7 @@ static inline void ibk__gid_build_begin(struct ibk_gid_table *t, unsigned c,
 	b->slots = t->hdr.slots[c];
 	b->mask = t->hdr.hash_mask;
 	b->shift = t->hdr.hash_shift;
-	ibk__gid_slots_clear(t, c);
+	ibk__hash_clear(&t->hdr, c);
 }
 
 /*
@@ -2663,14 +2650,24 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 }
 
 /* Writer side: copy @to becomes the other copy, cells, links and index
- * word for word, no longer awaiting a refill. */
+ * word for word, no longer awaiting a refill. A cell is a whole number of
+ * bulk words (see ibk__words_copy()): where both copies start on a word
+ * boundary the cells go as words, else cell by cell. */
 static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
 {
 	const struct ibk_gid_cell *from = t->cells[to ^ 1u];
 	struct ibk_gid_cell *cells = t->cells[to];
-	uint32_t w[4], i;
+	uint32_t n = t->hdr.capacity, w[4], i = 0;
 
-	for (i = 0; i < t->hdr.capacity; i++) {
+	IBK__STATIC_ASSERT(sizeof(struct ibk_gid_cell) % 8 == 0,
+			   "a GID cell is a whole number of bulk words");
+	if (IBK__WORD_BYTES != 0 &&
+	    ((uintptr_t)cells | (uintptr_t)from) % IBK__WORD_BYTES == 0) {
+		ibk__words_copy(cells, from,
+				n * sizeof(*cells) / IBK__WORD_BYTES);
+		i = n;
+	}
+	for (; i < n; i++) {
 		ibk__gid_cell_load(&from[i], w);
 		ibk__gid_cell_store(&cells[i], w, (enum ibk_gid_type)
 				    ibk__load(&from[i].type, relaxed));
