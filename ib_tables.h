@@ -1066,29 +1066,34 @@ struct ibk__bulk {
 	size_t tail;		/* then cells one at a time from this one */
 };
 
+/* log2 of a cell's size, 2 or 4 bytes, for ibk__bulk_split(). */
+#define IBK__CELL_SHIFT(cell)	(sizeof(cell) == 2 ? 1u : 2u)
+
 /*
- * Writer side: the split of a loop over @n cells of @size bytes written
+ * Writer side: the split of a loop over @n cells of 2^@shift bytes written
  * at @to and read at @from (@to again for a clear): cells up to @to's
  * first word boundary, then whole words, then the rest; no words if @to
  * and @from are not aligned alike, @to is not aligned to a cell, or words
- * may not alias cells.
+ * may not alias cells. Shifts, not divisions by a cell size: a core
+ * without a divide instruction (Cortex-M0) would call a library for them.
  */
 static inline struct ibk__bulk ibk__bulk_split(const void *to,
 					       const void *from,
-					       size_t n, size_t size)
+					       size_t n, unsigned shift)
 {
 	struct ibk__bulk b = { n, 0, n };
 	size_t skip;
 
-	if (IBK__WORD_BYTES == 0 || (uintptr_t)to % size != 0 ||
+	if (IBK__WORD_BYTES == 0 ||
+	    ((uintptr_t)to & (((uintptr_t)1 << shift) - 1)) != 0 ||
 	    ((uintptr_t)to ^ (uintptr_t)from) % IBK__WORD_BYTES != 0)
 		return b;
-	skip = (size_t)(0u - (uintptr_t)to) % IBK__WORD_BYTES / size;
+	skip = (size_t)(0u - (uintptr_t)to) % IBK__WORD_BYTES >> shift;
 	if (skip >= n)
 		return b;
 	b.head = skip;
-	b.words = (n - skip) * size / IBK__WORD_BYTES;
-	b.tail = skip + b.words * IBK__WORD_BYTES / size;
+	b.words = ((n - skip) << shift) / IBK__WORD_BYTES;
+	b.tail = skip + (b.words * IBK__WORD_BYTES >> shift);
 	return b;
 }
 
@@ -1136,7 +1141,7 @@ static inline void ibk__words_copy(void *to, const void *from, size_t n)
 /* Writer side: @n slots from @to empty. */
 static inline void ibk__slots_clear(struct ibk_hash_slot *to, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, to, n, sizeof(*to));
+	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
 	size_t i;
 
 	for (i = 0; i < b.head; i++)
@@ -1151,7 +1156,7 @@ static inline void ibk__slots_copy(struct ibk_hash_slot *to,
 				   const struct ibk_hash_slot *from,
 				   uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, from, n, sizeof(*to));
+	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
 	size_t i;
 
 	for (i = 0; i < b.head; i++)
@@ -1525,7 +1530,7 @@ static inline void ibk__pkey_links_self(const struct ibk__pkey_writer *w,
 {
 	struct ibk_pkey_cell *pairs = ibk__pkey_link_pair(w, 0, IBK__PKEY_NEXT);
 	struct ibk__bulk b = ibk__bulk_split(pairs, pairs, n,
-					     2 * sizeof(*pairs));
+					     IBK__CELL_SHIFT(*pairs) + 1);
 	struct ibk__word *word = (struct ibk__word *)(void *)
 				 (pairs + 2 * b.head);
 	const size_t per = IBK__WORD_BYTES / (2 * sizeof(*pairs));
@@ -1645,7 +1650,7 @@ static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
  * ibk__slots_clear() (the invalid key is 0). */
 static inline void ibk__pkey_cells_clear(struct ibk_pkey_cell *to, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, to, n, sizeof(*to));
+	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
 	const uint16_t none = (uint16_t)IBK_PKEY_INVALID;
 	size_t i;
 
@@ -1663,7 +1668,7 @@ static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 					const struct ibk_pkey_cell *from,
 					uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, from, n, sizeof(*to));
+	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
 	size_t i;
 
 	for (i = 0; i < b.head; i++)
@@ -1680,7 +1685,8 @@ static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 static inline void ibk__pkey_cells_put(struct ibk_pkey_cell *to,
 				       const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, pkeys, n, sizeof(*to));
+	struct ibk__bulk b = ibk__bulk_split(to, pkeys, n,
+					     IBK__CELL_SHIFT(*to));
 	const struct ibk__plain_word *f = (const struct ibk__plain_word *)
 					  ibk__hide(pkeys + b.head);
 	struct ibk__word *w = (struct ibk__word *)(void *)(to + b.head);
