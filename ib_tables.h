@@ -1681,7 +1681,7 @@ static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 }
 
 /* Writer side: @n P_Key cells from @to take the keys @pkeys (the caller's
- * array, loaded plain), in words as ibk__slots_copy(). */
+ * array, loaded plain), in words as ibk__slots_copy(). @n > 0. */
 static inline void ibk__pkey_cells_put(struct ibk_pkey_cell *to,
 				       const ibk_pkey_t *pkeys, uint32_t n)
 {
@@ -1716,7 +1716,8 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 
 	ibk__hash_clear(&t->hdr, c);
 	ibk__pkey_cells_clear(w.keys + n, t->hdr.capacity - n);
-	ibk__pkey_cells_put(w.keys, pkeys, n);
+	if (n > 0)	/* no offset from a NULL @pkeys */
+		ibk__pkey_cells_put(w.keys, pkeys, n);
 	ibk__pkey_links_self(&w, n);
 	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
 		ibk__pkey_build_direct(&w, pkeys, n);
