@@ -1095,27 +1095,154 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
 }
 
 /*
- * Writer side: the bulk loops of a refill, eight words a step and then the
- * rest. Relaxed atomic accesses are neither merged nor vectorised, so the
- * unrolling is what cuts a loop's cost per word.
+ * Writer side: the bulk loops of a refill move whole machine words where
+ * the compiler lets a word alias the cells it covers (GCC's and Clang's
+ * may_alias): 64 bits where relaxed 64-bit atomics are lock-free on a
+ * 64-bit host (in a 64-bit kernel, WRITE_ONCE() of a u64 is one store),
+ * else 32 bits, which every port has lock-free. A word is still loaded
+ * and stored as a relaxed atomic, so no access is a plain racing one; a
+ * reader that loads a cell of a word being stored is on the copy being
+ * written, which the latch makes it retry, so it does not matter which
+ * cell value it saw. Relaxed atomics are neither merged nor vectorised:
+ * the loops take several words a step, as the unrolling is what cuts a
+ * loop's cost per word, and take cells one at a time before the first
+ * word boundary, after the last, and where the compiler has no may_alias.
  */
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8 && \
+    (defined(IBK_ATOMICS_KERNEL) || \
+     (defined(IBK__STD_ATOMICS) && ATOMIC_LLONG_LOCK_FREE == 2))
+typedef uint64_t ibk__word_t;
+#else
+typedef uint32_t ibk__word_t;
+#endif
+#define IBK__WORD_BYTES sizeof(ibk__word_t)
+#else
+typedef uint32_t ibk__word_t;
+#define IBK__WORD_BYTES 0u	/* no word aliases a cell: cell by cell */
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define IBK__MAY_ALIAS __attribute__((__may_alias__))
+#else
+#define IBK__MAY_ALIAS
+#endif
+
+/*
+ * @p as an address the compiler cannot trace back to an object, as Linux's
+ * OPTIMIZER_HIDE_VAR() does: for a short array it knows, GCC would warn
+ * (-Warray-bounds) of the word loop that ibk__bulk_split() gives no words.
+ */
+static inline const void *ibk__hide(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__asm__("" : "+r"(p));
+#endif
+	return p;
+}
+
+/* One word of a bulk loop, over cells of any type. */
+struct IBK__MAY_ALIAS ibk__word {
+	IBK__ATOMIC(ibk__word_t) v;
+};
+
+/* One word of a caller's plain array that a bulk loop reads. */
+struct IBK__MAY_ALIAS ibk__plain_word {
+	ibk__word_t v;
+};
+
 #define IBK__BULK_STEP 8u
+
+/* How a bulk loop over @n cells splits (see ibk__bulk_split()). */
+struct ibk__bulk {
+	size_t head;		/* cells one at a time, from the first */
+	size_t words;		/* then whole words */
+	size_t tail;		/* then cells one at a time from this one */
+};
+
+/* log2 of a cell's size, 2 or 4 bytes, for ibk__bulk_split(). */
+#define IBK__CELL_SHIFT(cell)	(sizeof(cell) == 2 ? 1u : 2u)
+
+/*
+ * Writer side: the split of a loop over @n cells of 2^@shift bytes written
+ * at @to and read at @from (@to again for a clear): cells up to @to's
+ * first word boundary, then whole words, then the rest; no words if @to
+ * and @from are not aligned alike, @to is not aligned to a cell, or words
+ * may not alias cells. Shifts, not divisions by a cell size: a core
+ * without a divide instruction (Cortex-M0) would call a library for them.
+ */
+static inline struct ibk__bulk ibk__bulk_split(const void *to,
+					       const void *from,
+					       size_t n, unsigned shift)
+{
+	struct ibk__bulk b = { n, 0, n };
+	size_t skip;
+
+	if (IBK__WORD_BYTES == 0 ||
+	    ((uintptr_t)to & (((uintptr_t)1 << shift) - 1)) != 0 ||
+	    ((uintptr_t)to ^ (uintptr_t)from) % IBK__WORD_BYTES != 0)
+		return b;
+	skip = (size_t)(0u - (uintptr_t)to) % IBK__WORD_BYTES >> shift;
+	if (skip >= n)
+		return b;
+	b.head = skip;
+	b.words = ((n - skip) << shift) / IBK__WORD_BYTES;
+	b.tail = skip + (b.words * IBK__WORD_BYTES >> shift);
+	return b;
+}
+
+/* Writer side: @n words from @to hold 0. */
+static inline void ibk__words_clear(void *to, size_t n)
+{
+	struct ibk__word *w = (struct ibk__word *)to;
+	const ibk__word_t zero = 0;
+
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, w += IBK__BULK_STEP) {
+		ibk__store(&w[0].v, zero, relaxed);
+		ibk__store(&w[1].v, zero, relaxed);
+		ibk__store(&w[2].v, zero, relaxed);
+		ibk__store(&w[3].v, zero, relaxed);
+		ibk__store(&w[4].v, zero, relaxed);
+		ibk__store(&w[5].v, zero, relaxed);
+		ibk__store(&w[6].v, zero, relaxed);
+		ibk__store(&w[7].v, zero, relaxed);
+	}
+	for (; n > 0; n--, w++)
+		ibk__store(&w->v, zero, relaxed);
+}
+
+/* Writer side: @n words from @to take the values of those from @from. */
+static inline void ibk__words_copy(void *to, const void *from, size_t n)
+{
+	struct ibk__word *w = (struct ibk__word *)to;
+	const struct ibk__word *f = (const struct ibk__word *)from;
+
+	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
+	     w += IBK__BULK_STEP, f += IBK__BULK_STEP) {
+		ibk__store(&w[0].v, ibk__load(&f[0].v, relaxed), relaxed);
+		ibk__store(&w[1].v, ibk__load(&f[1].v, relaxed), relaxed);
+		ibk__store(&w[2].v, ibk__load(&f[2].v, relaxed), relaxed);
+		ibk__store(&w[3].v, ibk__load(&f[3].v, relaxed), relaxed);
+		ibk__store(&w[4].v, ibk__load(&f[4].v, relaxed), relaxed);
+		ibk__store(&w[5].v, ibk__load(&f[5].v, relaxed), relaxed);
+		ibk__store(&w[6].v, ibk__load(&f[6].v, relaxed), relaxed);
+		ibk__store(&w[7].v, ibk__load(&f[7].v, relaxed), relaxed);
+	}
+	for (; n > 0; n--, w++, f++)
+		ibk__store(&w->v, ibk__load(&f->v, relaxed), relaxed);
+}
 
 /* Writer side: @n slots from @to empty. */
 static inline void ibk__slots_clear(struct ibk_hash_slot *to, uint32_t n)
 {
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
-		ibk__store(&to[0].word, 0u, relaxed);
-		ibk__store(&to[1].word, 0u, relaxed);
-		ibk__store(&to[2].word, 0u, relaxed);
-		ibk__store(&to[3].word, 0u, relaxed);
-		ibk__store(&to[4].word, 0u, relaxed);
-		ibk__store(&to[5].word, 0u, relaxed);
-		ibk__store(&to[6].word, 0u, relaxed);
-		ibk__store(&to[7].word, 0u, relaxed);
-	}
-	for (; n > 0; n--, to++)
-		ibk__store(&to->word, 0u, relaxed);
+	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
+	size_t i;
+
+	for (i = 0; i < b.head; i++)
+		ibk__store(&to[i].word, 0u, relaxed);
+	ibk__words_clear(to + b.head, b.words);
+	for (i = b.tail; i < n; i++)
+		ibk__store(&to[i].word, 0u, relaxed);
 }
 
 /* Writer side: @n slots from @to take the words of those from @from. */
@@ -1123,27 +1250,15 @@ static inline void ibk__slots_copy(struct ibk_hash_slot *to,
 				   const struct ibk_hash_slot *from,
 				   uint32_t n)
 {
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
-	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
-		ibk__store(&to[0].word, ibk__load(&from[0].word, relaxed),
+	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
+	size_t i;
+
+	for (i = 0; i < b.head; i++)
+		ibk__store(&to[i].word, ibk__load(&from[i].word, relaxed),
 			   relaxed);
-		ibk__store(&to[1].word, ibk__load(&from[1].word, relaxed),
-			   relaxed);
-		ibk__store(&to[2].word, ibk__load(&from[2].word, relaxed),
-			   relaxed);
-		ibk__store(&to[3].word, ibk__load(&from[3].word, relaxed),
-			   relaxed);
-		ibk__store(&to[4].word, ibk__load(&from[4].word, relaxed),
-			   relaxed);
-		ibk__store(&to[5].word, ibk__load(&from[5].word, relaxed),
-			   relaxed);
-		ibk__store(&to[6].word, ibk__load(&from[6].word, relaxed),
-			   relaxed);
-		ibk__store(&to[7].word, ibk__load(&from[7].word, relaxed),
-			   relaxed);
-	}
-	for (; n > 0; n--, to++, from++)
-		ibk__store(&to->word, ibk__load(&from->word, relaxed),
+	ibk__words_copy(to + b.head, from + b.head, b.words);
+	for (i = b.tail; i < n; i++)
+		ibk__store(&to[i].word, ibk__load(&from[i].word, relaxed),
 			   relaxed);
 }
 
@@ -1496,27 +1611,69 @@ static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
 }
 
 /*
- * Writer side, building a copy from the top index down: @index, below
- * every index built so far, holds the valid @pkey, whose slot held @old:
- * @pkey's own word, or 0 if no index held @pkey yet. @index heads the
- * key's chain in both copies; returns the slot's new word. O(1).
+ * Writer side, as a build starts: entries 0..@n-1 are chains of their own
+ * in both copies, each next link naming the entry itself, so that the
+ * build links only the entries whose keys repeat. Whole words where the
+ * entries' link pairs align (see ibk__bulk_split()): from one word to the
+ * next every pair's cells count up by the pairs a word holds, so a word
+ * is the one before plus that in each cell; the first word is stored cell
+ * by cell and loaded back, so it comes in the host's byte order.
+ */
+static inline void ibk__pkey_links_self(const struct ibk__pkey_writer *w,
+					uint32_t n)
+{
+	struct ibk_pkey_cell *pairs = ibk__pkey_link_pair(w, 0, IBK__PKEY_NEXT);
+	struct ibk__bulk b = ibk__bulk_split(pairs, pairs, n,
+					     IBK__CELL_SHIFT(*pairs) + 1);
+	struct ibk__word *word = (struct ibk__word *)(void *)
+				 (pairs + 2 * b.head);
+	const size_t per = IBK__WORD_BYTES / (2 * sizeof(*pairs));
+	const ibk__word_t step = (ibk__word_t)~(ibk__word_t)0 / 0xffffu * per;
+	ibk__word_t v;
+	size_t i;
+
+	for (i = 0; i < b.head + (b.words ? per : 0); i++)
+		ibk__pkey_set_links(w, (uint32_t)i, IBK__PKEY_NEXT, (uint32_t)i);
+	if (b.words) {
+		v = ibk__load(&word[0].v, relaxed);
+		for (i = 1; i + 4 <= b.words; i += 4, v += 4 * step) {
+			ibk__store(&word[i].v, v + step, relaxed);
+			ibk__store(&word[i + 1].v, v + 2 * step, relaxed);
+			ibk__store(&word[i + 2].v, v + 3 * step, relaxed);
+			ibk__store(&word[i + 3].v, v + 4 * step, relaxed);
+		}
+		for (; i < b.words; i++) {
+			v += step;
+			ibk__store(&word[i].v, v, relaxed);
+		}
+	}
+	for (i = b.tail; i < n; i++)
+		ibk__pkey_set_links(w, (uint32_t)i, IBK__PKEY_NEXT, (uint32_t)i);
+}
+
+/*
+ * Writer side, building a copy from the top index down, its next links
+ * set by ibk__pkey_links_self(): @index, below every index built so far,
+ * holds the valid @pkey, whose slot held @old: @pkey's own word, or 0 if
+ * no index held @pkey yet. @index heads the key's chain in both copies;
+ * returns the slot's new word. O(1).
  */
 static inline uint32_t ibk__pkey_build_head(const struct ibk__pkey_writer *w,
 					    uint32_t index, ibk_pkey_t pkey,
 					    uint32_t old)
 {
-	uint32_t next = index;
+	uint32_t next;
 
 	if (old) {
 		next = IBK__SLOT_INDEX(old);
 		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
+		ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
 	}
-	ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
 	return (uint32_t)pkey << 16 | index;
 }
 
-/* Writer side: entries @n-1 down to 0 of @w's copy hold @pkeys, and the
- * index their keys. */
+/* Writer side: the index of @w's copy holds the keys @pkeys of entries
+ * @n-1 down to 0 (ibk__pkey_cells_put() stores the keys themselves). */
 static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 				   const ibk_pkey_t *pkeys, uint32_t n)
 {
@@ -1525,7 +1682,6 @@ static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
 	for (i = n; i > 0; i--) {
 		ibk_pkey_t pkey = pkeys[i - 1];
 
-		ibk__store(&w->keys[i - 1].pkey, pkey, relaxed);
 		if (!ibk_pkey_is_valid(pkey))
 			continue;
 		pos = ibk__pkey_seek(w, pkey, &old);
@@ -1548,15 +1704,14 @@ static inline void ibk__pkey_build(const struct ibk__pkey_writer *w,
  * takes 2b + 1 behind the full one.
  */
 static inline void ibk__pkey_build_direct_at(const struct ibk__pkey_writer *w,
-					     uint32_t index, ibk_pkey_t pkey)
+					     uint32_t index, uint32_t pkey)
 {
+	uint32_t base = pkey & IBK_PKEY_BASE_MASK, old;
 	struct ibk_hash_slot *slot;
-	uint32_t old;
 
-	ibk__store(&w->keys[index].pkey, pkey, relaxed);
-	if (!ibk_pkey_is_valid(pkey))
+	if (base == 0)		/* an invalid key: no slot */
 		return;
-	slot = &w->slots[2 * (size_t)(pkey & IBK_PKEY_BASE_MASK)];
+	slot = &w->slots[2 * (size_t)base];
 	old = ibk__load(&slot->word, relaxed);
 	if (old && IBK__SLOT_KEY(old) != pkey) {
 		if (pkey & IBK_PKEY_FULL_MEMBER) {
@@ -1585,54 +1740,64 @@ static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
 		ibk__pkey_build_direct_at(w, 0, pkeys[0]);
 }
 
-/* Writer side: @n P_Key cells from @to hold the invalid key, in steps as
- * ibk__slots_clear(). */
+/* Writer side: @n P_Key cells from @to hold the invalid key, in words as
+ * ibk__slots_clear() (the invalid key is 0). */
 static inline void ibk__pkey_cells_clear(struct ibk_pkey_cell *to, uint32_t n)
 {
+	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
 	const uint16_t none = (uint16_t)IBK_PKEY_INVALID;
+	size_t i;
 
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, to += IBK__BULK_STEP) {
-		ibk__store(&to[0].pkey, none, relaxed);
-		ibk__store(&to[1].pkey, none, relaxed);
-		ibk__store(&to[2].pkey, none, relaxed);
-		ibk__store(&to[3].pkey, none, relaxed);
-		ibk__store(&to[4].pkey, none, relaxed);
-		ibk__store(&to[5].pkey, none, relaxed);
-		ibk__store(&to[6].pkey, none, relaxed);
-		ibk__store(&to[7].pkey, none, relaxed);
-	}
-	for (; n > 0; n--, to++)
-		ibk__store(&to->pkey, none, relaxed);
+	IBK__STATIC_ASSERT(IBK_PKEY_INVALID == 0, "a cleared word is empty");
+	for (i = 0; i < b.head; i++)
+		ibk__store(&to[i].pkey, none, relaxed);
+	ibk__words_clear(to + b.head, b.words);
+	for (i = b.tail; i < n; i++)
+		ibk__store(&to[i].pkey, none, relaxed);
 }
 
 /* Writer side: @n P_Key cells from @to take the keys of those from @from,
- * in steps as ibk__slots_copy(). */
+ * in words as ibk__slots_copy(). */
 static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 					const struct ibk_pkey_cell *from,
 					uint32_t n)
 {
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
-	     to += IBK__BULK_STEP, from += IBK__BULK_STEP) {
-		ibk__store(&to[0].pkey, ibk__load(&from[0].pkey, relaxed),
+	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
+	size_t i;
+
+	for (i = 0; i < b.head; i++)
+		ibk__store(&to[i].pkey, ibk__load(&from[i].pkey, relaxed),
 			   relaxed);
-		ibk__store(&to[1].pkey, ibk__load(&from[1].pkey, relaxed),
+	ibk__words_copy(to + b.head, from + b.head, b.words);
+	for (i = b.tail; i < n; i++)
+		ibk__store(&to[i].pkey, ibk__load(&from[i].pkey, relaxed),
 			   relaxed);
-		ibk__store(&to[2].pkey, ibk__load(&from[2].pkey, relaxed),
-			   relaxed);
-		ibk__store(&to[3].pkey, ibk__load(&from[3].pkey, relaxed),
-			   relaxed);
-		ibk__store(&to[4].pkey, ibk__load(&from[4].pkey, relaxed),
-			   relaxed);
-		ibk__store(&to[5].pkey, ibk__load(&from[5].pkey, relaxed),
-			   relaxed);
-		ibk__store(&to[6].pkey, ibk__load(&from[6].pkey, relaxed),
-			   relaxed);
-		ibk__store(&to[7].pkey, ibk__load(&from[7].pkey, relaxed),
-			   relaxed);
+}
+
+/* Writer side: @n P_Key cells from @to take the keys @pkeys (the caller's
+ * array, loaded plain), in words as ibk__slots_copy(). @n > 0. */
+static inline void ibk__pkey_cells_put(struct ibk_pkey_cell *to,
+				       const ibk_pkey_t *pkeys, uint32_t n)
+{
+	struct ibk__bulk b = ibk__bulk_split(to, pkeys, n,
+					     IBK__CELL_SHIFT(*to));
+	const struct ibk__plain_word *f = (const struct ibk__plain_word *)
+					  ibk__hide(pkeys + b.head);
+	struct ibk__word *w = (struct ibk__word *)(void *)(to + b.head);
+	size_t i;
+
+	for (i = 0; i < b.head; i++)
+		ibk__store(&to[i].pkey, pkeys[i], relaxed);
+	for (i = 0; i + 4 <= b.words; i += 4) {
+		ibk__store(&w[i].v, f[i].v, relaxed);
+		ibk__store(&w[i + 1].v, f[i + 1].v, relaxed);
+		ibk__store(&w[i + 2].v, f[i + 2].v, relaxed);
+		ibk__store(&w[i + 3].v, f[i + 3].v, relaxed);
 	}
-	for (; n > 0; n--, to++, from++)
-		ibk__store(&to->pkey, ibk__load(&from->pkey, relaxed),
-			   relaxed);
+	for (; i < b.words; i++)
+		ibk__store(&w[i].v, f[i].v, relaxed);
+	for (i = b.tail; i < n; i++)
+		ibk__store(&to[i].pkey, pkeys[i], relaxed);
 }
 
 /* Writer side: copy @c holds entries 0..@n-1 from @pkeys, the rest empty,
@@ -1645,6 +1810,9 @@ static inline void ibk__pkey_fill(struct ibk_pkey_table *t, unsigned c,
 
 	ibk__hash_clear(&t->hdr, c);
 	ibk__pkey_cells_clear(w.keys + n, t->hdr.capacity - n);
+	if (n > 0)	/* no offset from a NULL @pkeys */
+		ibk__pkey_cells_put(w.keys, pkeys, n);
+	ibk__pkey_links_self(&w, n);
 	if (w.mask + 1 == IBK__PKEY_MAX_COPY_SLOTS)
 		ibk__pkey_build_direct(&w, pkeys, n);
 	else
@@ -2548,19 +2716,6 @@ static inline bool ibk__gid_words_zero(const uint32_t w[4])
 	return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
-/* Writer side: empties copy @c's hash index, two slots a turn (a copy has
- * a power of two of them, at least two): half the loop's work per slot. */
-static inline void ibk__gid_slots_clear(struct ibk_gid_table *t, unsigned c)
-{
-	struct ibk_hash_slot *slots = t->hdr.slots[c];
-	uint32_t n = t->hdr.hash_mask + 1, i;
-
-	for (i = 0; i < n; i += 2) {
-		ibk__store(&slots[i].word, 0u, relaxed);
-		ibk__store(&slots[i + 1].word, 0u, relaxed);
-	}
-}
-
 /* A writer building copy @c's index keeps the table's fields at hand,
  * read once: after each atomic store a compiler would read them again. */
 struct ibk__gid_build {
@@ -2582,7 +2737,7 @@ static inline void ibk__gid_build_begin(struct ibk_gid_table *t, unsigned c,
 	b->slots = t->hdr.slots[c];
 	b->mask = t->hdr.hash_mask;
 	b->shift = t->hdr.hash_shift;
-	ibk__gid_slots_clear(t, c);
+	ibk__hash_clear(&t->hdr, c);
 }
 
 /*
@@ -2658,14 +2813,24 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 }
 
 /* Writer side: copy @to becomes the other copy, cells, links and index
- * word for word, no longer awaiting a refill. */
+ * word for word, no longer awaiting a refill. A cell is a whole number of
+ * bulk words (see ibk__words_copy()): where both copies start on a word
+ * boundary the cells go as words, else cell by cell. */
 static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
 {
 	const struct ibk_gid_cell *from = t->cells[to ^ 1u];
 	struct ibk_gid_cell *cells = t->cells[to];
-	uint32_t w[4], i;
+	uint32_t n = t->hdr.capacity, w[4], i = 0;
 
-	for (i = 0; i < t->hdr.capacity; i++) {
+	IBK__STATIC_ASSERT(sizeof(struct ibk_gid_cell) % 8 == 0,
+			   "a GID cell is a whole number of bulk words");
+	if (IBK__WORD_BYTES != 0 &&
+	    ((uintptr_t)cells | (uintptr_t)from) % IBK__WORD_BYTES == 0) {
+		ibk__words_copy(cells, from,
+				n * sizeof(*cells) / IBK__WORD_BYTES);
+		i = n;
+	}
+	for (; i < n; i++) {
 		ibk__gid_cell_load(&from[i], w);
 		ibk__gid_cell_store(&cells[i], w, (enum ibk_gid_type)
 				    ibk__load(&from[i].type, relaxed));

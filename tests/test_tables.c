@@ -394,6 +394,74 @@ static void check_pkey_partition(struct check *c, uint32_t cap, unsigned key)
 }
 
 /*
+ * One refill of a @cap-entry table whose cells and index start @cell_off
+ * cells (and slots) past a word boundary, from keys @key_off cells past
+ * one, then a few sets: after each, get of every entry, and find and
+ * find_exact of every key in both memberships, against the model.
+ */
+static void refill_at_offsets(struct check *c, uint32_t cap,
+			      uint32_t cell_off, uint32_t key_off)
+{
+	static ibk_pkey_t input[MAX_CAP + 4];
+	struct ibk_pkey_table *t = &port.pkeys;
+	uint32_t nbases = cap / 2 + 1, i, n, s;
+	ibk_pkey_t got;
+	int rc;
+
+	check(c, ibk_pkey_table_init(t, pk_cells + cell_off, cap,
+				     pk_slots + cell_off,
+				     IBK_PKEY_HASH_SLOTS(cap)) == IBK_OK &&
+		 ibk_pkey_table_set_state(t, IBK_PORT_ACTIVE) == IBK_OK,
+	      "init at offset %u failed", cell_off);
+	base_pool_fill(nbases);
+	n = cap - test_rng_below(2) * test_rng_below(cap + 1);
+	for (i = 0; i < cap; i++) {
+		model_pk[i] = i < n ? rnd_pkey_entry(nbases) : 0;
+		input[key_off + i] = model_pk[i];
+	}
+	check(c, pk_refill(t, input + key_off, n) == IBK_OK,
+	      "refill cap %u n %u failed", cap, n);
+	for (s = 0; s <= 4; s++) {
+		for (i = 0; i < cap; i++) {
+			got = 0;
+			rc = ibk_pkey_table_get(t, i, &got);
+			check(c, pkey_base_nonzero(model_pk[i]) ?
+				 rc == IBK_OK && got == model_pk[i] :
+				 rc == IBK_ENOENT,
+			      "cap %u offsets %u/%u: get(%u) = %d 0x%04x, "
+			      "model 0x%04x", cap, cell_off, key_off, i, rc,
+			      got, model_pk[i]);
+		}
+		check_pkey_all(c, cap);
+		i = test_rng_below(cap);
+		model_pk[i] = rnd_pkey_entry(nbases);
+		check(c, ibk_pkey_table_set(t, i, model_pk[i]) == IBK_OK,
+		      "set failed");
+	}
+}
+
+/*
+ * Refills whose cells, index and input start at every 2-byte offset from
+ * a word boundary, on capacities whose copies do not align alike too: the
+ * refill's word loops leave their cell-by-cell parts to cover.
+ */
+static void test_pkey_refill_offsets(void)
+{
+	static const uint32_t caps[] = { 1, 2, 3, 5, 6, 13, 64, 67 };
+	struct check c = { 0, 0 };
+	uint32_t k, cell_off, key_off;
+
+	for (k = 0; k < sizeof(caps) / sizeof(caps[0]); k++)
+		for (cell_off = 0; cell_off < 4; cell_off++)
+			for (key_off = 0; key_off < 4; key_off++)
+				refill_at_offsets(&c, caps[k], cell_off,
+						  key_off);
+	tap_ok(c.bad == 0, "P_Key refills with cells, slots and keys at every "
+	       "2-byte offset match the models of get, find and find_exact "
+	       "(%lu checks)", c.done);
+}
+
+/*
  * Sets, SubnSet(P_KeyTable) blocks and refills in random order on tables
  * drawn from few partitions (one for 16 entries), so every key has a chain
  * of duplicates and most partitions both memberships: after each step,
@@ -2871,6 +2939,7 @@ int main(void)
 	test_pkey_chain_model(4096, 600, 1);
 	test_pkey_chain_model(MAX_CAP, 150, 1);
 	test_pkey_find_exhaustive();
+	test_pkey_refill_offsets();
 	test_gid_basics();
 	test_gid_find_model(1, 2000, 4, 8, 1);
 	test_gid_find_model(2, 2000, 4, 8, 1);
