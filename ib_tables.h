@@ -4753,6 +4753,221 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 	return ibk__mr_check_retried(t, qp, bth);
 }
 
+#if defined(IBK__SIMD_AVX2) && defined(IBK__MR_WIDE_ATOMIC) && defined(__GNUC__)
+/*
+ * The R_Key check on AVX2, four requests a step in 64-bit lanes, for a
+ * burst to an RC or UC QP: a lane says "granted" only where
+ * ibk__mr_probe_read() and ibk__mr_probe_granted() would, by the same
+ * terms; every other lane (refused, or left to the rules) is checked
+ * again by ibk__mr_check_one(), which gives its verdict. The headers'
+ * and cells' fields are gathered: each element is one aligned load, as
+ * the scalar code's relaxed loads are, and what a writer changes under
+ * them the read section's retry discards as it does the scalar reads'.
+ * Only where a cell's 64-bit values are single atomics (64-bit hosts),
+ * so that a gathered value is the value.
+ */
+#define IBK__MR_AVX2	1
+
+/* The cells' fields a lane gathers, at the lane's byte offset into the
+ * copy: two 32-bit words a load (QPN with its mask, deny with META) and
+ * the 64-bit values. */
+#define IBK__MR_GATHER(cells, off, at, ok)				\
+	_mm256_mask_i64gather_epi64(_mm256_setzero_si256(),		\
+		(const long long *)(const void *)(at), (off), (ok), 1)
+
+/* Byte @k of the opcode class table of @v's transport for every lane's
+ * first dword in @head: ibk__mem_op6_class() of the low 5 opcode bits
+ * within it, looked up 16 entries at a time (a byte of @idx with bit 7
+ * set reads 0). Bytes 1-3 of each dword are 0. */
+static inline __m128i ibk__avx2_mr_classes(const uint8_t *table,
+					   __m128i head)
+{
+	__m128i idx = _mm_add_epi32(_mm_and_si128(head, _mm_set1_epi32(0x1f)),
+				    _mm_set1_epi32((int)0x80808070u));
+	__m128i low = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)
+						       (const void *)table),
+				       idx);
+	__m128i high = _mm_shuffle_epi8(
+		_mm_loadu_si128((const __m128i *)(const void *)(table + 16)),
+		_mm_xor_si128(idx, _mm_set1_epi32(0x80)));
+
+	return _mm_or_si128(low, high);
+}
+
+/*
+ * The lanes of requests @hdrs[0..3] that @v grants, as a 4-bit mask
+ * (bit j for hdrs[j]). The opcode's class from the first two BTH bytes,
+ * as in ibk__mr_probe_read(), decides which lanes read their RETH or
+ * AtomicETH (a masked gather reads nothing for the others), then the
+ * terms of ibk__mr_probe_granted(): the length in [1, 2^31], the
+ * object's refusals, key and PD, a type 2 window's QP, the reach (64-bit
+ * unsigned compares, as signed ones of the values with the top bit
+ * flipped) and an atomic's alignment.
+ */
+IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
+				   const uint8_t *table,
+				   const void *const *hdrs)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i top = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+	const __m256i swap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14,
+						13, 12, 11, 10, 9, 8, 7, 6, 5,
+						4, 3, 2, 1, 0, 15, 14, 13, 12,
+						11, 10, 9, 8);
+	const __m256i swap32 = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+						9, 8, 15, 14, 13, 12, 3, 2, 1,
+						0, 7, 6, 5, 4, 11, 10, 9, 8,
+						15, 14, 13, 12);
+	const struct ibk_mr_cell *cells = v->cells;
+	__m256i ptrs = _mm256_loadu_si256((const __m256i *)(const void *)hdrs);
+	__m128i head = _mm256_i64gather_epi32((const int *)0, ptrs, 1);
+	__m128i cls = ibk__avx2_mr_classes(table, head);
+	__m128i bad = _mm_or_si128(
+		_mm_and_si128(_mm_xor_si128(head,
+					    _mm_set1_epi32((int)v->head_want)),
+			      _mm_set1_epi32(IBK__MR_HEAD_MASK & 0xffff)),
+		_mm_and_si128(cls, _mm_set1_epi32((int)v->refuse)));
+	__m256i ok = _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(bad,
+							   _mm_setzero_si128()));
+	__m256i cls64 = _mm256_cvtepu32_epi64(cls);
+	__m256i eight = _mm256_and_si256(cls64, _mm256_set1_epi64x(
+						 IBK_ACCESS_REMOTE_ATOMIC));
+	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
+	__m256i va, fields, len, off, from, to, miss;
+
+	/* both headers have the address at 0 and the R_Key at 8 */
+	va = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
+		(const long long *)0,
+		_mm256_add_epi64(ptrs, _mm256_set1_epi64x(IBK_BTH_LEN)),
+		ok, 1), swap64);
+	fields = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
+		(const long long *)0,
+		_mm256_add_epi64(ptrs, _mm256_set1_epi64x(IBK_BTH_LEN + 8)),
+		ok, 1), swap32);	/* R_Key | length << 32 */
+	len = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi64(fields, 32),
+					       keyed), eight);
+	/* the index times the cell size, the cell of index 0 beyond */
+	off = _mm256_srli_epi64(_mm256_and_si256(fields,
+				_mm256_set1_epi64x(0xffffff00)), 2);
+	off = _mm256_and_si256(off, _mm256_cmpgt_epi64(_mm256_set1_epi64x(
+				(long long)v->capacity * 64), off));
+	miss = _mm256_or_si256(
+		_mm256_srli_epi64(_mm256_sub_epi64(len, _mm256_set1_epi64x(1)),
+				  31),
+		_mm256_and_si256(IBK__MR_GATHER(cells, off,
+				 &cells->word[IBK__MR_DENY], ok), cls64));
+	miss = _mm256_or_si256(miss, _mm256_xor_si256(
+		IBK__MR_GATHER(cells, off, &cells->wide[IBK__MR_KEY], ok),
+		_mm256_or_si256(_mm256_set1_epi64x((long long)v->pd_high),
+				_mm256_and_si256(fields,
+					_mm256_set1_epi64x(0xffffffff)))));
+	{
+		/* QPN | its mask << 32: (QPN ^ the QP's) & mask */
+		__m256i qp = IBK__MR_GATHER(cells, off,
+					    &cells->word[IBK__MR_QPN], ok);
+
+		miss = _mm256_or_si256(miss, _mm256_and_si256(
+			_mm256_xor_si256(qp, _mm256_set1_epi64x(v->qpn)),
+			_mm256_srli_epi64(qp, 32)));
+	}
+	miss = _mm256_or_si256(miss, _mm256_andnot_si256(keyed,
+		_mm256_and_si256(va, _mm256_set1_epi64x(7))));
+	from = _mm256_xor_si256(_mm256_sub_epi64(va, IBK__MR_GATHER(cells,
+				off, &cells->wide[IBK__MR_REACH], ok)), top);
+	to = _mm256_add_epi64(from, len);	/* both with the top flipped */
+	ok = _mm256_andnot_si256(_mm256_or_si256(
+		_mm256_cmpgt_epi64(from, to),
+		_mm256_cmpgt_epi64(to, _mm256_xor_si256(IBK__MR_GATHER(cells,
+			off, &cells->wide[IBK__MR_SPAN], ok), top))),
+		_mm256_and_si256(ok, _mm256_cmpeq_epi64(miss, zero)));
+	return _mm256_movemask_pd(_mm256_castsi256_pd(ok));
+}
+#endif
+
+#if defined(IBK__MR_AVX2)
+/* Inside a read section of copy @c of @t, seen through @v: the verdict
+ * on @bth, which the vector pass did not grant, by ibk__mr_refused()
+ * from the scalar pass's reading. Out of line: the vector loop keeps its
+ * registers. */
+IBK__COLD enum ibk_mem_verdict
+ibk__mr_check_refused(const struct ibk_mr_table *t, unsigned c,
+		      const struct ibk__mr_view *v,
+		      const struct ibk_mem_qp *qp, const void *bth)
+{
+	struct ibk__mr_probe r;
+
+	return ibk__mr_refused(t, c, qp, bth,
+			       ibk__mr_probe_read(&r, v, bth) ? &r : NULL);
+}
+
+/*
+ * ibk__mr_check_many() of @n requests, 4 to 32 and a multiple of 4, on
+ * AVX2: the vector pass first, its granted lanes in a bit mask, every
+ * verdict set to IBK_MEM_OK; then the lanes it did not grant, one by
+ * one. Returns how many are IBK_MEM_OK.
+ */
+static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
+					unsigned c,
+					const struct ibk__mr_view *v,
+					const struct ibk_mem_qp *qp,
+					const uint8_t *table,
+					const void *const *hdrs,
+					uint8_t *verdicts, size_t n)
+{
+	uint32_t granted = 0, refused;
+	enum ibk_mem_verdict verdict;
+	size_t i, ok = n;
+
+	for (i = 0; i < n; i += 4)
+		granted |= (uint32_t)ibk__avx2_mr_granted4(v, table,
+							   hdrs + i) << i;
+	for (i = 0; i < n; i++)
+		verdicts[i] = IBK_MEM_OK;
+	refused = ~granted & (uint32_t)(((uint64_t)1 << n) - 1u);
+	for (; refused != 0; refused &= refused - 1u) {
+		i = (size_t)__builtin_ctz(refused);
+		verdict = ibk__mr_check_refused(t, c, v, qp, hdrs[i]);
+		verdicts[i] = (uint8_t)verdict;
+		ok -= verdict != IBK_MEM_OK;
+	}
+	return ok;
+}
+#endif
+
+/* Inside a read section of copy @c of @t, seen through @v: the verdicts
+ * of @n requests, as ibk__mr_check_one() gives them; returns how many
+ * are IBK_MEM_OK. On AVX2, for an RC or UC QP, whole groups of four in
+ * ibk__mr_check_avx2(), 32 at a time. */
+static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
+					unsigned c,
+					const struct ibk__mr_view *v,
+					const struct ibk_mem_qp *qp,
+					const void *const *hdrs,
+					uint8_t *verdicts, size_t n)
+{
+	enum ibk_mem_verdict verdict;
+	size_t i = 0, ok = 0;
+
+#if defined(IBK__MR_AVX2)
+	const uint8_t *table = ibk__mem_op6_classes() +
+			       (v->head_want & IBK_OPCODE_TRANSPORT_MASK);
+	size_t whole = (v->head_want & 0x10000u) ? 0 : n - n % 4;
+	size_t m;
+
+	for (; i < whole; i += m) {
+		m = whole - i < 32 ? whole - i : 32;
+		ok += ibk__mr_check_avx2(t, c, v, qp, table, hdrs + i,
+					 verdicts + i, m);
+	}
+#endif
+	for (; i < n; i++) {
+		verdict = ibk__mr_check_one(t, c, v, qp, hdrs[i]);
+		verdicts[i] = (uint8_t)verdict;
+		ok += verdict == IBK_MEM_OK;
+	}
+	return ok;
+}
+
 /*
  * ibk_mr_table_check() for a burst of @n requests to one QP: hdrs[i]
  * points at a BTH and the RETH or AtomicETH after it when its opcode
@@ -4766,8 +4981,7 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      uint8_t *verdicts, size_t n)
 {
 	struct ibk__mr_view view;
-	enum ibk_mem_verdict v;
-	size_t i, ok;
+	size_t ok;
 	uint32_t gen;
 	unsigned c;
 
@@ -4775,11 +4989,7 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
 		view = ibk__mr_view_of(t, c, qp);
-		for (i = 0, ok = 0; i < n; i++) {
-			v = ibk__mr_check_one(t, c, &view, qp, hdrs[i]);
-			verdicts[i] = (uint8_t)v;
-			ok += v == IBK_MEM_OK;
-		}
+		ok = ibk__mr_check_many(t, c, &view, qp, hdrs, verdicts, n);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return ok;
 }
