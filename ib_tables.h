@@ -4758,27 +4758,27 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
  * The R_Key check on AVX2, four requests a step in 64-bit lanes, for a
  * burst to an RC or UC QP: a lane says "granted" only where
  * ibk__mr_probe_read() and ibk__mr_probe_granted() would, by the same
- * terms; every other lane (refused, or left to the rules) is checked
- * again by ibk__mr_check_one(), which gives its verdict. The headers'
- * and cells' fields are gathered: each element is one aligned load, as
- * the scalar code's relaxed loads are, and what a writer changes under
- * them the read section's retry discards as it does the scalar reads'.
- * Only where a cell's 64-bit values are single atomics (64-bit hosts),
- * so that a gathered value is the value.
+ * terms; every other lane (refused, or left to the rules) gets its
+ * verdict from ibk__mr_refused(), out of line, on what the lane read.
+ * The headers' and cells' fields are gathered: each element is one
+ * aligned load, as the scalar code's relaxed loads are, and what a
+ * writer changes under them the read section's retry discards as it
+ * does the scalar reads'. Only where a cell's 64-bit values are single
+ * atomics (64-bit hosts), so that a gathered value is the value.
  */
 #define IBK__MR_AVX2	1
 
-/* The cells' fields a lane gathers, at the lane's byte offset into the
- * copy: two 32-bit words a load (QPN with its mask, deny with META) and
- * the 64-bit values. */
-#define IBK__MR_GATHER(cells, off, at, ok)				\
-	_mm256_mask_i64gather_epi64(_mm256_setzero_si256(),		\
-		(const long long *)(const void *)(at), (off), (ok), 1)
+/* The 64 bits at @at, a field of the copy's first cell, in the cell at
+ * each lane's byte offset @off instead: two 32-bit words (QPN with its
+ * mask, deny with META) or a 64-bit value. Every lane reads a cell of
+ * the copy, its own or the first. */
+#define IBK__MR_GATHER(off, at)						\
+	_mm256_i64gather_epi64((const long long *)(const void *)(at), (off), 1)
 
-/* Byte @k of the opcode class table of @v's transport for every lane's
- * first dword in @head: ibk__mem_op6_class() of the low 5 opcode bits
- * within it, looked up 16 entries at a time (a byte of @idx with bit 7
- * set reads 0). Bytes 1-3 of each dword are 0. */
+/* The class of the opcode in the low byte of each dword of @head, by
+ * its low 5 bits in @table, its transport's 32 of ibk__mem_op6_class():
+ * 16 entries a shuffle, each of which reads 0 for an index byte with
+ * bit 7 set (the other half's, and bytes 1-3, left 0). */
 static inline __m128i ibk__avx2_mr_classes(const uint8_t *table,
 					   __m128i head)
 {
@@ -4794,10 +4794,21 @@ static inline __m128i ibk__avx2_mr_classes(const uint8_t *table,
 	return _mm_or_si128(low, high);
 }
 
+/* What the vector pass read of up to 32 requests, by lane, for the
+ * verdicts of those it does not grant. */
+struct ibk__mr_lanes {
+	uint64_t va[32];
+	uint64_t fields[32];	/* R_Key | the RETH's length << 32 */
+	uint64_t off[32];	/* the cell's byte offset into the copy */
+	uint32_t cls[32];	/* ibk__mem_op6_class(), 0 for a lane that
+				 * read no further than its BTH */
+};
+
 /*
  * The lanes of requests @hdrs[0..3] that @v grants, as a 4-bit mask
- * (bit j for hdrs[j]). The opcode's class from the first two BTH bytes,
- * as in ibk__mr_probe_read(), decides which lanes read their RETH or
+ * (bit j for hdrs[j]); what it read of them in @lanes from lane @at on.
+ * The opcode's class from the first two BTH bytes, as in
+ * ibk__mr_probe_read(), decides which lanes read their RETH or
  * AtomicETH (a masked gather reads nothing for the others), then the
  * terms of ibk__mr_probe_granted(): the length in [1, 2^31], the
  * object's refusals, key and PD, a type 2 window's QP, the reach (64-bit
@@ -4806,10 +4817,11 @@ static inline __m128i ibk__avx2_mr_classes(const uint8_t *table,
  */
 IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 				   const uint8_t *table,
-				   const void *const *hdrs)
+				   const void *const *hdrs,
+				   struct ibk__mr_lanes *lanes, unsigned at)
 {
 	const __m256i zero = _mm256_setzero_si256();
-	const __m256i top = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+	const __m256i top = _mm256_set1_epi64x((long long)(1ull << 63));
 	const __m256i swap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14,
 						13, 12, 11, 10, 9, 8, 7, 6, 5,
 						4, 3, 2, 1, 0, 15, 14, 13, 12,
@@ -4827,13 +4839,13 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 					    _mm_set1_epi32((int)v->head_want)),
 			      _mm_set1_epi32(IBK__MR_HEAD_MASK & 0xffff)),
 		_mm_and_si128(cls, _mm_set1_epi32((int)v->refuse)));
-	__m256i ok = _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(bad,
-							   _mm_setzero_si128()));
+	__m128i read = _mm_cmpeq_epi32(bad, _mm_setzero_si128());
+	__m256i ok = _mm256_cvtepi32_epi64(read);
 	__m256i cls64 = _mm256_cvtepu32_epi64(cls);
 	__m256i eight = _mm256_and_si256(cls64, _mm256_set1_epi64x(
 						 IBK_ACCESS_REMOTE_ATOMIC));
 	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
-	__m256i va, fields, len, off, from, to, miss;
+	__m256i va, fields, len, off, rkey, qpn, from, to, span, miss;
 
 	/* both headers have the address at 0 and the R_Key at 8 */
 	va = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
@@ -4851,53 +4863,71 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 				_mm256_set1_epi64x(0xffffff00)), 2);
 	off = _mm256_and_si256(off, _mm256_cmpgt_epi64(_mm256_set1_epi64x(
 				(long long)v->capacity * 64), off));
+	_mm256_storeu_si256((__m256i *)(void *)&lanes->va[at], va);
+	_mm256_storeu_si256((__m256i *)(void *)&lanes->fields[at], fields);
+	_mm256_storeu_si256((__m256i *)(void *)&lanes->off[at], off);
+	_mm_storeu_si128((__m128i *)(void *)&lanes->cls[at],
+			 _mm_and_si128(cls, read));
+	/* the length outside [1, 2^31], the object's refusals */
 	miss = _mm256_or_si256(
 		_mm256_srli_epi64(_mm256_sub_epi64(len, _mm256_set1_epi64x(1)),
 				  31),
-		_mm256_and_si256(IBK__MR_GATHER(cells, off,
-				 &cells->word[IBK__MR_DENY], ok), cls64));
+		_mm256_and_si256(IBK__MR_GATHER(off,
+						&cells->word[IBK__MR_DENY]),
+				 cls64));
+	/* the key and PD, and a type 2 window's QP: (QPN ^ the QP's) &
+	 * the mask above it */
+	rkey = _mm256_and_si256(fields, _mm256_set1_epi64x(0xffffffff));
 	miss = _mm256_or_si256(miss, _mm256_xor_si256(
-		IBK__MR_GATHER(cells, off, &cells->wide[IBK__MR_KEY], ok),
+		IBK__MR_GATHER(off, &cells->wide[IBK__MR_KEY]),
 		_mm256_or_si256(_mm256_set1_epi64x((long long)v->pd_high),
-				_mm256_and_si256(fields,
-					_mm256_set1_epi64x(0xffffffff)))));
-	{
-		/* QPN | its mask << 32: (QPN ^ the QP's) & mask */
-		__m256i qp = IBK__MR_GATHER(cells, off,
-					    &cells->word[IBK__MR_QPN], ok);
-
-		miss = _mm256_or_si256(miss, _mm256_and_si256(
-			_mm256_xor_si256(qp, _mm256_set1_epi64x(v->qpn)),
-			_mm256_srli_epi64(qp, 32)));
-	}
+				rkey)));
+	qpn = IBK__MR_GATHER(off, &cells->word[IBK__MR_QPN]);
+	miss = _mm256_or_si256(miss, _mm256_and_si256(
+		_mm256_xor_si256(qpn, _mm256_set1_epi64x(v->qpn)),
+		_mm256_srli_epi64(qpn, 32)));
+	/* an atomic's address not 8-aligned */
 	miss = _mm256_or_si256(miss, _mm256_andnot_si256(keyed,
 		_mm256_and_si256(va, _mm256_set1_epi64x(7))));
-	from = _mm256_xor_si256(_mm256_sub_epi64(va, IBK__MR_GATHER(cells,
-				off, &cells->wide[IBK__MR_REACH], ok)), top);
+	/* ibk__mr_probe_outside(): va - reach + len carries or is above
+	 * the span */
+	from = _mm256_xor_si256(_mm256_sub_epi64(va, IBK__MR_GATHER(off,
+				&cells->wide[IBK__MR_REACH])), top);
 	to = _mm256_add_epi64(from, len);	/* both with the top flipped */
-	ok = _mm256_andnot_si256(_mm256_or_si256(
-		_mm256_cmpgt_epi64(from, to),
-		_mm256_cmpgt_epi64(to, _mm256_xor_si256(IBK__MR_GATHER(cells,
-			off, &cells->wide[IBK__MR_SPAN], ok), top))),
-		_mm256_and_si256(ok, _mm256_cmpeq_epi64(miss, zero)));
+	span = _mm256_xor_si256(IBK__MR_GATHER(off,
+					       &cells->wide[IBK__MR_SPAN]),
+				top);
+	ok = _mm256_and_si256(ok, _mm256_cmpeq_epi64(miss, zero));
+	ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(from, to),
+						 _mm256_cmpgt_epi64(to, span)),
+				 ok);
 	return _mm256_movemask_pd(_mm256_castsi256_pd(ok));
 }
 #endif
 
 #if defined(IBK__MR_AVX2)
 /* Inside a read section of copy @c of @t, seen through @v: the verdict
- * on @bth, which the vector pass did not grant, by ibk__mr_refused()
- * from the scalar pass's reading. Out of line: the vector loop keeps its
- * registers. */
-IBK__COLD enum ibk_mem_verdict
-ibk__mr_check_refused(const struct ibk_mr_table *t, unsigned c,
-		      const struct ibk__mr_view *v,
-		      const struct ibk_mem_qp *qp, const void *bth)
+ * on @bth, lane @k of @lanes, which the vector pass did not grant, by
+ * ibk__mr_refused() from what the pass read (as ibk__mr_probe_read()
+ * reads it). */
+static inline enum ibk_mem_verdict
+ibk__mr_lane_verdict(const struct ibk_mr_table *t, unsigned c,
+		     const struct ibk__mr_view *v,
+		     const struct ibk_mem_qp *qp, const void *bth,
+		     const struct ibk__mr_lanes *lanes, unsigned k)
 {
 	struct ibk__mr_probe r;
 
-	return ibk__mr_refused(t, c, qp, bth,
-			       ibk__mr_probe_read(&r, v, bth) ? &r : NULL);
+	r.cls = lanes->cls[k];
+	if (r.cls == 0)		/* a keyed opcode's class is not 0 */
+		return ibk__mr_refused(t, c, qp, bth, NULL);
+	r.eight = r.cls & IBK_ACCESS_REMOTE_ATOMIC;
+	r.len = r.eight ? r.eight : (uint32_t)(lanes->fields[k] >> 32);
+	r.rkey = (uint32_t)lanes->fields[k];
+	r.va = lanes->va[k];
+	r.cell = (const struct ibk_mr_cell *)(const void *)
+		 ((const char *)v->cells + lanes->off[k]);
+	return ibk__mr_refused(t, c, qp, bth, &r);
 }
 
 /*
@@ -4914,19 +4944,27 @@ static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 					const void *const *hdrs,
 					uint8_t *verdicts, size_t n)
 {
+	const struct ibk__mr_view view = *v;	/* no verdict store aliases */
+	struct ibk__mr_lanes lanes;
 	uint32_t granted = 0, refused;
 	enum ibk_mem_verdict verdict;
 	size_t i, ok = n;
 
-	for (i = 0; i < n; i += 4)
-		granted |= (uint32_t)ibk__avx2_mr_granted4(v, table,
-							   hdrs + i) << i;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i += 4) {
+		granted |= (uint32_t)ibk__avx2_mr_granted4(&view, table,
+							   hdrs + i,
+							   &lanes,
+							   (unsigned)i) << i;
 		verdicts[i] = IBK_MEM_OK;
+		verdicts[i + 1] = IBK_MEM_OK;
+		verdicts[i + 2] = IBK_MEM_OK;
+		verdicts[i + 3] = IBK_MEM_OK;
+	}
 	refused = ~granted & (uint32_t)(((uint64_t)1 << n) - 1u);
 	for (; refused != 0; refused &= refused - 1u) {
 		i = (size_t)__builtin_ctz(refused);
-		verdict = ibk__mr_check_refused(t, c, v, qp, hdrs[i]);
+		verdict = ibk__mr_lane_verdict(t, c, v, qp, hdrs[i], &lanes,
+					       (unsigned)i);
 		verdicts[i] = (uint8_t)verdict;
 		ok -= verdict != IBK_MEM_OK;
 	}
