@@ -4775,23 +4775,24 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 #define IBK__MR_GATHER(off, at)						\
 	_mm256_i64gather_epi64((const long long *)(const void *)(at), (off), 1)
 
-/* The class of the opcode in the low byte of each dword of @head, by
- * its low 5 bits in @table, its transport's 32 of ibk__mem_op6_class():
- * 16 entries a shuffle, each of which reads 0 for an index byte with
- * bit 7 set (the other half's, and bytes 1-3, left 0). */
-static inline __m128i ibk__avx2_mr_classes(const uint8_t *table,
-					   __m128i head)
+/* The class of the opcode in the low byte of each 64-bit lane of
+ * @head, by its low 5 bits in @table, its transport's 32 of
+ * ibk__mem_op6_class(): 16 entries a shuffle, each of which reads 0
+ * for an index byte with bit 7 set (the other half's, and bytes 1-7,
+ * left 0). */
+static inline __m256i ibk__avx2_mr_classes(const uint8_t *table,
+					   __m256i head)
 {
-	__m128i idx = _mm_add_epi32(_mm_and_si128(head, _mm_set1_epi32(0x1f)),
-				    _mm_set1_epi32((int)0x80808070u));
-	__m128i low = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)
-						       (const void *)table),
-				       idx);
-	__m128i high = _mm_shuffle_epi8(
-		_mm_loadu_si128((const __m128i *)(const void *)(table + 16)),
-		_mm_xor_si128(idx, _mm_set1_epi32(0x80)));
+	__m256i idx = _mm256_add_epi64(
+		_mm256_and_si256(head, _mm256_set1_epi64x(0x1f)),
+		_mm256_set1_epi64x((long long)0x8080808080808070ull));
+	__m256i low = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)table)), idx);
+	__m256i high = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)(table + 16))),
+		_mm256_xor_si256(idx, _mm256_set1_epi64x(0x80)));
 
-	return _mm_or_si128(low, high);
+	return _mm256_or_si256(low, high);
 }
 
 /* What the vector pass read of up to 32 requests, by lane, for the
@@ -4800,7 +4801,7 @@ struct ibk__mr_lanes {
 	uint64_t va[32];
 	uint64_t fields[32];	/* R_Key | the RETH's length << 32 */
 	uint64_t off[32];	/* the cell's byte offset into the copy */
-	uint32_t cls[32];	/* ibk__mem_op6_class(), 0 for a lane that
+	uint64_t cls[32];	/* ibk__mem_op6_class(), 0 for a lane that
 				 * read no further than its BTH */
 };
 
@@ -4831,31 +4832,29 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 						0, 7, 6, 5, 4, 11, 10, 9, 8,
 						15, 14, 13, 12);
 	const struct ibk_mr_cell *cells = v->cells;
+	/* the header pointers are the gathers' indexes, the offset into
+	 * the header their base */
 	__m256i ptrs = _mm256_loadu_si256((const __m256i *)(const void *)hdrs);
-	__m128i head = _mm256_i64gather_epi32((const int *)0, ptrs, 1);
-	__m128i cls = ibk__avx2_mr_classes(table, head);
-	__m128i bad = _mm_or_si128(
-		_mm_and_si128(_mm_xor_si128(head,
-					    _mm_set1_epi32((int)v->head_want)),
-			      _mm_set1_epi32(IBK__MR_HEAD_MASK & 0xffff)),
-		_mm_and_si128(cls, _mm_set1_epi32((int)v->refuse)));
-	__m128i read = _mm_cmpeq_epi32(bad, _mm_setzero_si128());
-	__m256i ok = _mm256_cvtepi32_epi64(read);
-	__m256i cls64 = _mm256_cvtepu32_epi64(cls);
-	__m256i eight = _mm256_and_si256(cls64, _mm256_set1_epi64x(
-						 IBK_ACCESS_REMOTE_ATOMIC));
+	__m256i head = _mm256_i64gather_epi64((const long long *)0, ptrs, 1);
+	__m256i cls = ibk__avx2_mr_classes(table, head);
+	__m256i ok = _mm256_cmpeq_epi64(zero, _mm256_or_si256(
+		_mm256_and_si256(_mm256_xor_si256(head, _mm256_set1_epi64x(
+						 v->head_want)),
+				 _mm256_set1_epi64x(IBK__MR_HEAD_MASK &
+						    0xffff)),
+		_mm256_and_si256(cls, _mm256_set1_epi64x(v->refuse))));
+	__m256i eight = _mm256_and_si256(cls, _mm256_set1_epi64x(
+					       IBK_ACCESS_REMOTE_ATOMIC));
 	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
-	__m256i va, fields, len, off, rkey, qpn, from, to, span, miss;
+	__m256i va, fields, len, off, key, qpn, from, to, span, miss;
 
 	/* both headers have the address at 0 and the R_Key at 8 */
 	va = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
-		(const long long *)0,
-		_mm256_add_epi64(ptrs, _mm256_set1_epi64x(IBK_BTH_LEN)),
-		ok, 1), swap64);
+		(const long long *)(uintptr_t)IBK_BTH_LEN, ptrs, ok, 1),
+		swap64);
 	fields = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
-		(const long long *)0,
-		_mm256_add_epi64(ptrs, _mm256_set1_epi64x(IBK_BTH_LEN + 8)),
-		ok, 1), swap32);	/* R_Key | length << 32 */
+		(const long long *)(uintptr_t)(IBK_BTH_LEN + 8), ptrs, ok, 1),
+		swap32);	/* R_Key | length << 32 */
 	len = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi64(fields, 32),
 					       keyed), eight);
 	/* the index times the cell size, the cell of index 0 beyond */
@@ -4866,22 +4865,21 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 	_mm256_storeu_si256((__m256i *)(void *)&lanes->va[at], va);
 	_mm256_storeu_si256((__m256i *)(void *)&lanes->fields[at], fields);
 	_mm256_storeu_si256((__m256i *)(void *)&lanes->off[at], off);
-	_mm_storeu_si128((__m128i *)(void *)&lanes->cls[at],
-			 _mm_and_si128(cls, read));
+	_mm256_storeu_si256((__m256i *)(void *)&lanes->cls[at],
+			    _mm256_and_si256(cls, ok));
 	/* the length outside [1, 2^31], the object's refusals */
 	miss = _mm256_or_si256(
 		_mm256_srli_epi64(_mm256_sub_epi64(len, _mm256_set1_epi64x(1)),
 				  31),
 		_mm256_and_si256(IBK__MR_GATHER(off,
 						&cells->word[IBK__MR_DENY]),
-				 cls64));
+				 cls));
 	/* the key and PD, and a type 2 window's QP: (QPN ^ the QP's) &
 	 * the mask above it */
-	rkey = _mm256_and_si256(fields, _mm256_set1_epi64x(0xffffffff));
+	key = _mm256_blend_epi32(fields, _mm256_set1_epi64x(
+					(long long)v->pd_high), 0xaa);
 	miss = _mm256_or_si256(miss, _mm256_xor_si256(
-		IBK__MR_GATHER(off, &cells->wide[IBK__MR_KEY]),
-		_mm256_or_si256(_mm256_set1_epi64x((long long)v->pd_high),
-				rkey)));
+		IBK__MR_GATHER(off, &cells->wide[IBK__MR_KEY]), key));
 	qpn = IBK__MR_GATHER(off, &cells->word[IBK__MR_QPN]);
 	miss = _mm256_or_si256(miss, _mm256_and_si256(
 		_mm256_xor_si256(qpn, _mm256_set1_epi64x(v->qpn)),
@@ -4918,7 +4916,7 @@ ibk__mr_lane_verdict(const struct ibk_mr_table *t, unsigned c,
 {
 	struct ibk__mr_probe r;
 
-	r.cls = lanes->cls[k];
+	r.cls = (uint32_t)lanes->cls[k];
 	if (r.cls == 0)		/* a keyed opcode's class is not 0 */
 		return ibk__mr_refused(t, c, qp, bth, NULL);
 	r.eight = r.cls & IBK_ACCESS_REMOTE_ATOMIC;
@@ -5012,6 +5010,10 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
  * carries one; verdicts[i] gets the enum ibk_mem_verdict. The whole burst
  * is checked in one read section, against one published state of the
  * table. Returns the number of IBK_MEM_OK. Every pointer must be valid.
+ * AVX2 builds for 64-bit hosts check four requests a step in vector
+ * lanes (gathers), the requests they do not grant one by one; a BTH
+ * whose opcode carries no RETH is read no further than its first 8
+ * bytes there too.
  */
 static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const struct ibk_mem_qp *qp,
