@@ -4768,12 +4768,60 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
  */
 #define IBK__MR_AVX2	1
 
-/* The 64 bits at @at, a field of the copy's first cell, in the cell at
- * each lane's byte offset @off instead: two 32-bit words (QPN with its
- * mask, deny with META) or a 64-bit value. Every lane reads a cell of
- * the copy, its own or the first. */
-#define IBK__MR_GATHER(off, at)						\
-	_mm256_i64gather_epi64((const long long *)(const void *)(at), (off), 1)
+/* The fields of four cells a lane compares, each cell's in its lane. */
+struct ibk__avx2_mr_cells {
+	__m256i qpn;	/* QPN | its mask << 32 */
+	__m256i deny;	/* deny | META << 32 */
+	__m256i key, reach, span;
+};
+
+IBK__STATIC_ASSERT(IBK__MR_QPN == 0 && IBK__MR_QPN_MASK == 1 &&
+		   IBK__MR_DENY == 2 && IBK__MR_WORDS == 6 &&
+		   IBK__MR_KEY == 0 && IBK__MR_REACH == 1 &&
+		   IBK__MR_SPAN == 2,
+		   "the AVX2 burst reads a cell's first 48 bytes as laid out");
+
+/*
+ * The cells at byte offsets @off[0..3] into @cells, loaded row by row
+ * (bytes 0-31: QPN and mask, deny and META, access and windows, key;
+ * 32-47: reach and span) and transposed into lanes: on CPUs whose
+ * gathers are slow, row loads and shuffles cost less time.
+ */
+static inline struct ibk__avx2_mr_cells
+ibk__avx2_mr_cells4(const struct ibk_mr_cell *cells, const uint64_t *off)
+{
+	const char *base = (const char *)(const void *)cells;
+	struct ibk__avx2_mr_cells r;
+	__m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)
+					(base + off[0]));
+	__m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)
+					(base + off[1]));
+	__m256i a2 = _mm256_loadu_si256((const __m256i *)(const void *)
+					(base + off[2]));
+	__m256i a3 = _mm256_loadu_si256((const __m256i *)(const void *)
+					(base + off[3]));
+	__m256i lo01 = _mm256_unpacklo_epi64(a0, a1);
+	__m256i hi01 = _mm256_unpackhi_epi64(a0, a1);
+	__m256i lo23 = _mm256_unpacklo_epi64(a2, a3);
+	__m256i hi23 = _mm256_unpackhi_epi64(a2, a3);
+	__m256i b02 = _mm256_inserti128_si256(_mm256_castsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)
+				(base + off[0] + 32))),
+		_mm_loadu_si128((const __m128i *)(const void *)
+				(base + off[2] + 32)), 1);
+	__m256i b13 = _mm256_inserti128_si256(_mm256_castsi128_si256(
+		_mm_loadu_si128((const __m128i *)(const void *)
+				(base + off[1] + 32))),
+		_mm_loadu_si128((const __m128i *)(const void *)
+				(base + off[3] + 32)), 1);
+
+	r.qpn = _mm256_permute2x128_si256(lo01, lo23, 0x20);
+	r.deny = _mm256_permute2x128_si256(hi01, hi23, 0x20);
+	r.key = _mm256_permute2x128_si256(hi01, hi23, 0x31);
+	r.reach = _mm256_unpacklo_epi64(b02, b13);
+	r.span = _mm256_unpackhi_epi64(b02, b13);
+	return r;
+}
 
 /* The class of the opcode in the low byte of each 64-bit lane of
  * @head, by its low 5 bits in @table, its transport's 32 of
@@ -4831,7 +4879,6 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 						9, 8, 15, 14, 13, 12, 3, 2, 1,
 						0, 7, 6, 5, 4, 11, 10, 9, 8,
 						15, 14, 13, 12);
-	const struct ibk_mr_cell *cells = v->cells;
 	/* the header pointers are the gathers' indexes, the offset into
 	 * the header their base */
 	__m256i ptrs = _mm256_loadu_si256((const __m256i *)(const void *)hdrs);
@@ -4846,7 +4893,8 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 	__m256i eight = _mm256_and_si256(cls, _mm256_set1_epi64x(
 					       IBK_ACCESS_REMOTE_ATOMIC));
 	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
-	__m256i va, fields, len, off, key, qpn, from, to, span, miss;
+	__m256i va, fields, len, off, key, from, to, span, miss;
+	struct ibk__avx2_mr_cells cell;
 
 	/* both headers have the address at 0 and the R_Key at 8 */
 	va = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
@@ -4867,34 +4915,29 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 	_mm256_storeu_si256((__m256i *)(void *)&lanes->off[at], off);
 	_mm256_storeu_si256((__m256i *)(void *)&lanes->cls[at],
 			    _mm256_and_si256(cls, ok));
+	cell = ibk__avx2_mr_cells4(v->cells, &lanes->off[at]);
 	/* the length outside [1, 2^31], the object's refusals */
 	miss = _mm256_or_si256(
 		_mm256_srli_epi64(_mm256_sub_epi64(len, _mm256_set1_epi64x(1)),
 				  31),
-		_mm256_and_si256(IBK__MR_GATHER(off,
-						&cells->word[IBK__MR_DENY]),
-				 cls));
+		_mm256_and_si256(cell.deny, cls));
 	/* the key and PD, and a type 2 window's QP: (QPN ^ the QP's) &
 	 * the mask above it */
 	key = _mm256_blend_epi32(fields, _mm256_set1_epi64x(
 					(long long)v->pd_high), 0xaa);
 	miss = _mm256_or_si256(miss, _mm256_xor_si256(
-		IBK__MR_GATHER(off, &cells->wide[IBK__MR_KEY]), key));
-	qpn = IBK__MR_GATHER(off, &cells->word[IBK__MR_QPN]);
+		cell.key, key));
 	miss = _mm256_or_si256(miss, _mm256_and_si256(
-		_mm256_xor_si256(qpn, _mm256_set1_epi64x(v->qpn)),
-		_mm256_srli_epi64(qpn, 32)));
+		_mm256_xor_si256(cell.qpn, _mm256_set1_epi64x(v->qpn)),
+		_mm256_srli_epi64(cell.qpn, 32)));
 	/* an atomic's address not 8-aligned */
 	miss = _mm256_or_si256(miss, _mm256_andnot_si256(keyed,
 		_mm256_and_si256(va, _mm256_set1_epi64x(7))));
 	/* ibk__mr_probe_outside(): va - reach + len carries or is above
 	 * the span */
-	from = _mm256_xor_si256(_mm256_sub_epi64(va, IBK__MR_GATHER(off,
-				&cells->wide[IBK__MR_REACH])), top);
+	from = _mm256_xor_si256(_mm256_sub_epi64(va, cell.reach), top);
 	to = _mm256_add_epi64(from, len);	/* both with the top flipped */
-	span = _mm256_xor_si256(IBK__MR_GATHER(off,
-					       &cells->wide[IBK__MR_SPAN]),
-				top);
+	span = _mm256_xor_si256(cell.span, top);
 	ok = _mm256_and_si256(ok, _mm256_cmpeq_epi64(miss, zero));
 	ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(from, to),
 						 _mm256_cmpgt_epi64(to, span)),
