@@ -4843,6 +4843,44 @@ static inline __m256i ibk__avx2_mr_classes(const uint8_t *table,
 	return _mm256_or_si256(low, high);
 }
 
+/*
+ * The first 16 bytes after the BTH of @hdrs[0..3] in *@low (bytes 0-7)
+ * and *@high (bytes 8-15), as they are on the wire, for the lanes set in
+ * @ok, 0 in the others: loaded row by row and transposed when all four
+ * are set, else gathered under the mask, which reads nothing for a
+ * clear lane (its header may end with the BTH).
+ */
+static inline void ibk__avx2_mr_ext4(const void *const *hdrs, __m256i ok,
+				     __m256i *low, __m256i *high)
+{
+	const uint8_t *const *p = (const uint8_t *const *)hdrs;
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i ptrs, rows02, rows13;
+
+	if (_mm256_movemask_pd(_mm256_castsi256_pd(ok)) == 0xf) {
+		rows02 = _mm256_inserti128_si256(_mm256_castsi128_si256(
+			_mm_loadu_si128((const __m128i *)(const void *)
+					(p[0] + IBK_BTH_LEN))),
+			_mm_loadu_si128((const __m128i *)(const void *)
+					(p[2] + IBK_BTH_LEN)), 1);
+		rows13 = _mm256_inserti128_si256(_mm256_castsi128_si256(
+			_mm_loadu_si128((const __m128i *)(const void *)
+					(p[1] + IBK_BTH_LEN))),
+			_mm_loadu_si128((const __m128i *)(const void *)
+					(p[3] + IBK_BTH_LEN)), 1);
+		*low = _mm256_unpacklo_epi64(rows02, rows13);
+		*high = _mm256_unpackhi_epi64(rows02, rows13);
+		return;
+	}
+	/* the header pointers are the gathers' indexes, the offset into
+	 * the header their base */
+	ptrs = _mm256_loadu_si256((const __m256i *)(const void *)hdrs);
+	*low = _mm256_mask_i64gather_epi64(zero,
+		(const long long *)(uintptr_t)IBK_BTH_LEN, ptrs, ok, 1);
+	*high = _mm256_mask_i64gather_epi64(zero,
+		(const long long *)(uintptr_t)(IBK_BTH_LEN + 8), ptrs, ok, 1);
+}
+
 /* What the vector pass read of up to 32 requests, by lane, for the
  * verdicts of those it does not grant. */
 struct ibk__mr_lanes {
@@ -4879,10 +4917,9 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 						9, 8, 15, 14, 13, 12, 3, 2, 1,
 						0, 7, 6, 5, 4, 11, 10, 9, 8,
 						15, 14, 13, 12);
-	/* the header pointers are the gathers' indexes, the offset into
-	 * the header their base */
-	__m256i ptrs = _mm256_loadu_si256((const __m256i *)(const void *)hdrs);
-	__m256i head = _mm256_i64gather_epi64((const long long *)0, ptrs, 1);
+	/* the first 8 BTH bytes, the header pointers the gather's indexes */
+	__m256i head = _mm256_i64gather_epi64((const long long *)0,
+		_mm256_loadu_si256((const __m256i *)(const void *)hdrs), 1);
 	__m256i cls = ibk__avx2_mr_classes(table, head);
 	__m256i ok = _mm256_cmpeq_epi64(zero, _mm256_or_si256(
 		_mm256_and_si256(_mm256_xor_si256(head, _mm256_set1_epi64x(
@@ -4897,12 +4934,10 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 	struct ibk__avx2_mr_cells cell;
 
 	/* both headers have the address at 0 and the R_Key at 8 */
-	va = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
-		(const long long *)(uintptr_t)IBK_BTH_LEN, ptrs, ok, 1),
-		swap64);
-	fields = _mm256_shuffle_epi8(_mm256_mask_i64gather_epi64(zero,
-		(const long long *)(uintptr_t)(IBK_BTH_LEN + 8), ptrs, ok, 1),
-		swap32);	/* R_Key | length << 32 */
+	ibk__avx2_mr_ext4(hdrs, ok, &va, &fields);
+	va = _mm256_shuffle_epi8(va, swap64);
+	fields = _mm256_shuffle_epi8(fields, swap32);	/* R_Key | length
+							 * << 32 */
 	len = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi64(fields, 32),
 					       keyed), eight);
 	/* the index times the cell size, the cell of index 0 beyond */
