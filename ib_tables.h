@@ -4760,11 +4760,14 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
  * ibk__mr_probe_read() and ibk__mr_probe_granted() would, by the same
  * terms; every other lane (refused, or left to the rules) gets its
  * verdict from ibk__mr_refused(), out of line, on what the lane read.
- * The headers' and cells' fields are gathered: each element is one
- * aligned load, as the scalar code's relaxed loads are, and what a
- * writer changes under them the read section's retry discards as it
- * does the scalar reads'. Only where a cell's 64-bit values are single
- * atomics (64-bit hosts), so that a gathered value is the value.
+ * The BTHs' first bytes are gathered, the RETHs and the cells loaded in
+ * rows and transposed (gathers cost more time on some CPUs, AMD's): a
+ * cell's values are read as plain vector loads, each 64-bit value of
+ * an aligned cell whole, as the scalar code's relaxed loads read them,
+ * and what a writer changes under them the read section's retry
+ * discards as it does the scalar reads'. Only where a cell's 64-bit
+ * values are single atomics (64-bit hosts), so that a value loaded is
+ * the value.
  */
 #define IBK__MR_AVX2	1
 
@@ -4896,7 +4899,7 @@ struct ibk__mr_lanes {
  * (bit j for hdrs[j]); what it read of them in @lanes from lane @at on.
  * The opcode's class from the first two BTH bytes, as in
  * ibk__mr_probe_read(), decides which lanes read their RETH or
- * AtomicETH (a masked gather reads nothing for the others), then the
+ * AtomicETH (ibk__avx2_mr_ext4() reads nothing for the others), then the
  * terms of ibk__mr_probe_granted(): the length in [1, 2^31], the
  * object's refusals, key and PD, a type 2 window's QP, the reach (64-bit
  * unsigned compares, as signed ones of the values with the top bit
@@ -5089,7 +5092,7 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
  * is checked in one read section, against one published state of the
  * table. Returns the number of IBK_MEM_OK. Every pointer must be valid.
  * AVX2 builds for 64-bit hosts check four requests a step in vector
- * lanes (gathers), the requests they do not grant one by one; a BTH
+ * lanes, the requests they do not grant one by one; a BTH
  * whose opcode carries no RETH is read no further than its first 8
  * bytes there too.
  */
