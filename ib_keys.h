@@ -3067,8 +3067,9 @@ ibk_mem_verdict_wc_status(enum ibk_mem_verdict v)
 #define IBK__MEM_CONT	0x40u
 #define IBK__MEM_OTHER	0x80u
 
-/* The class of an RC or UC opcode's low six bits (@op6 below 64). */
-static inline unsigned ibk__mem_op6_class(unsigned op6)
+/* The classes of the RC and UC opcodes by their low six bits, RC's 32
+ * first: ib_tables.h's AVX2 burst looks a transport's up 16 at a time. */
+static inline const uint8_t *ibk__mem_op6_classes(void)
 {
 	static const uint8_t cls[64] = {
 		/* RC: SENDs 0x00-0x05, WRITE FIRST 0x06, MIDDLE, LAST,
@@ -3095,7 +3096,13 @@ static inline unsigned ibk__mem_op6_class(unsigned op6)
 		IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO, IBK__MEM_NO,
 	};
 
-	return cls[op6];
+	return cls;
+}
+
+/* The class of an RC or UC opcode's low six bits (@op6 below 64). */
+static inline unsigned ibk__mem_op6_class(unsigned op6)
+{
+	return ibk__mem_op6_classes()[op6];
 }
 
 static inline unsigned ibk__mem_op_class(uint8_t opcode)
