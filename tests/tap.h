@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static unsigned tap__count;
 static unsigned tap__failed;
@@ -78,6 +79,20 @@ static inline int tap_done(void)
 {
 	printf("1..%u\n", tap__count);
 	return tap__failed ? 1 : 0;
+}
+
+/* Ends the program with TAP's "1..0 # SKIP" plan when it was built for a
+ * vector path (the -mavx2 builds of the SIMD tests) that this CPU cannot
+ * run; else returns and the tests go on. */
+static inline void tap_skip_unless_cpu_runs_build(void)
+{
+#if defined(__AVX2__) && !defined(IBK_NO_SIMD) && \
+    (defined(__GNUC__) || defined(__clang__))
+	if (!__builtin_cpu_supports("avx2")) {
+		printf("1..0 # SKIP vector path avx2: this CPU has no AVX2\n");
+		exit(0);
+	}
+#endif
 }
 
 #endif /* IBKEYS_TESTS_TAP_H */

@@ -339,12 +339,7 @@ int main(void)
 {
 	const char *path = ibk_simd_path();
 
-#if defined(__AVX2__) && !defined(IBK_NO_SIMD)
-	if (!__builtin_cpu_supports("avx2")) {
-		printf("1..0 # SKIP vector path avx2: this CPU has no AVX2\n");
-		return 0;
-	}
-#endif
+	tap_skip_unless_cpu_runs_build();
 	tap_diag("vector path: %s", path);
 #if defined(IBK_NO_SIMD)
 	tap_ok(strcmp(path, "none") == 0, "IBK_NO_SIMD keeps the scalar loops "

@@ -71,7 +71,7 @@ static bool add(uint32_t index, uint8_t kind, uint32_t pd, uint32_t access,
 static bool bind(uint32_t mw, uint32_t mr, uint32_t access, uint32_t qpn,
 		 uint64_t addr, uint64_t length)
 {
-	struct ibk_mw_bind wr;
+	struct ibk_mw_bind_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.mw_rkey = keys[mw];
@@ -291,8 +291,8 @@ static void test_bursts(void)
 				}
 			}
 			memset(verdicts, GUARD, sizeof(verdicts));
-			got = ibk_mr_table_check_burst(&table, &qp, hdrs,
-						       verdicts, n);
+			got = ibk_mr_table_check_burst(&table, &qp, hdrs, n,
+						       verdicts);
 			for (i = 0; i < n; i++) {
 				enum ibk_mem_verdict one = ibk_mr_table_check(
 					&table, &qp, hdrs[i]);
@@ -322,12 +322,7 @@ static void test_bursts(void)
 
 int main(void)
 {
-#if defined(__AVX2__) && !defined(IBK_NO_SIMD)
-	if (!__builtin_cpu_supports("avx2")) {
-		printf("1..0 # SKIP vector path avx2: this CPU has no AVX2\n");
-		return 0;
-	}
-#endif
+	tap_skip_unless_cpu_runs_build();
 	tap_diag("vector path: %s", ibk_simd_path());
 	test_rng_seed(0x51d0003);
 	tap_ok(fill_table(), "the table takes every edge object");

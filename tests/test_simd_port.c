@@ -269,12 +269,7 @@ static void test_one_odd(void)
 
 int main(void)
 {
-#if defined(__AVX2__) && !defined(IBK_NO_SIMD)
-	if (!__builtin_cpu_supports("avx2")) {
-		printf("1..0 # SKIP vector path avx2: this CPU has no AVX2\n");
-		return 0;
-	}
-#endif
+	tap_skip_unless_cpu_runs_build();
 	tap_diag("vector path: %s", ibk_simd_path());
 	test_rng_seed(0x51d0002);
 	test_random();
