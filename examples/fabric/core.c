@@ -89,10 +89,42 @@ static uint8_t port_state(const struct fab_port *p)
 	return p->pi[PI_STATE] & 0x0f;
 }
 
+/* Both tables published again from what they hold, as firmware does
+ * when its port enters ARMED (a change event: the tables await a
+ * refill): the P_Key blocks as set, GID i = GidPrefix || GUIDInfo entry
+ * i. Block reads answer in any state. */
+static void port_refill(struct fab_port *p)
+{
+	ibk_pkey_t keys[FAB_PKEY_CAP];
+	ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES];
+	struct ibk_gid_entry e[FAB_GUID_CAP];
+	uint32_t pt = ibk_pkey_table_refill_ticket(&p->tables.pkeys);
+	uint32_t gt = ibk_gid_table_refill_ticket(&p->tables.gids), i;
+
+	for (i = 0; i < FAB_PKEY_CAP / IBK_PKEY_BLOCK_ENTRIES; i++)
+		ibk_pkey_table_read_block(&p->tables.pkeys, i,
+					  keys + i * IBK_PKEY_BLOCK_ENTRIES);
+	ibk_pkey_table_refill(&p->tables.pkeys, keys, FAB_PKEY_CAP, pt);
+	ibk_gid_table_read_guid_block(&p->tables.gids, 0, guids);
+	memset(e, 0, sizeof(e));
+	for (i = 0; i < FAB_GUID_CAP; i++) {
+		e[i].type = IBK_GID_TYPE_IB;
+		if (guids[i])
+			ibk_gid_set(ibk_portinfo_gid_prefix(p->pi), guids[i],
+				    &e[i].gid);
+	}
+	ibk_gid_table_refill(&p->tables.gids, e, FAB_GUID_CAP, gt);
+}
+
+/* Port @p's state to @state, the tables' with it. */
 static void port_put_state(struct fab_port *p, uint8_t state)
 {
+	uint8_t was = port_state(p);
+
 	p->pi[PI_STATE] = (uint8_t)((p->pi[PI_STATE] & 0xf0) | state);
 	ibk_port_set_state(&p->tables, (enum ibk_port_state)state);
+	if (state == IBK_PORT_ARMED && was != IBK_PORT_ARMED)
+		port_refill(p);
 }
 
 /* The port GUID: a CA's node GUID + port number, a switch's node GUID. */

@@ -10,7 +10,10 @@
  * $IBSIM_SOCKNAME (default "sim"): "sim:ctl" takes the control messages,
  * "sim:out0" to "sim:out9" carry each client slot's MADs. --record writes
  * every SMP a client sends and every message the fabric answers with, for
- * tests/test_fabric_replay.c (format in tests/fabric/README.md).
+ * tests/test_fabric_replay.c (the format is in that file). SIGUSR1 prints
+ * each CA port's cached P_Key and GID tables, as the library holds them,
+ * on standard output: "NODE pkey INDEX 0xPKEY" and "NODE gid INDEX
+ * PREFIX GUID" lines, then "end".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +65,7 @@ static struct client clients[MAX_CLIENTS];
 static int ctl_fd, out_fd[MAX_CLIENTS];
 static const char *base;
 static FILE *record;
+static volatile sig_atomic_t dump_asked;
 
 /* The abstract socket address "<base>:<suffix>" into *@a; its length,
  * which counts the name's terminating NUL as libumad2sim's does. */
@@ -114,6 +118,47 @@ static void record_msg(char tag, uint64_t t, unsigned node,
 		fprintf(record, "%02x", msg[i]);
 	fputc('\n', record);
 	fflush(record);
+}
+
+/* The cached tables of @n's port 1, as the dump prints them. */
+static void dump_port(const struct fab_node *n)
+{
+	const struct ibk_port *t = &n->port[1].tables;
+	ibk_pkey_t keys[IBK_PKEY_BLOCK_ENTRIES];
+	struct ibk_gid_entry e;
+	unsigned b, i;
+
+	for (b = 0; b < FAB_PKEY_CAP / IBK_PKEY_BLOCK_ENTRIES; b++) {
+		ibk_pkey_table_read_block(&t->pkeys, b, keys);
+		for (i = 0; i < IBK_PKEY_BLOCK_ENTRIES; i++)
+			if (keys[i])
+				printf("%s pkey %u 0x%04x\n", n->name,
+				       b * IBK_PKEY_BLOCK_ENTRIES + i, keys[i]);
+	}
+	for (i = 0; i < FAB_GUID_CAP; i++)
+		if (ibk_gid_table_get(&t->gids, i, &e) == IBK_OK)
+			printf("%s gid %u 0x%016llx 0x%016llx\n", n->name, i,
+			       (unsigned long long)ibk_gid_subnet_prefix(&e.gid),
+			       (unsigned long long)ibk_gid_guid(&e.gid));
+}
+
+/* SIGUSR1's dump: every CA port's cached tables, then "end". */
+static void dump_tables(void)
+{
+	unsigned i;
+
+	for (i = 0; i < fab.nnodes; i++)
+		if (fab.node[i].type == FAB_CA)
+			dump_port(&fab.node[i]);
+	printf("end\n");
+	fflush(stdout);
+}
+
+/* SIGUSR1: the next turn of the loop dumps the tables. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	dump_asked = 1;
 }
 
 /* ---- control ---- */
@@ -320,6 +365,10 @@ static void serve(void)
 	for (i = 0; i < MAX_CLIENTS; i++)
 		p[i + 1] = (struct pollfd){ .fd = out_fd[i], .events = POLLIN };
 	for (;;) {
+		if (dump_asked) {
+			dump_asked = 0;
+			dump_tables();
+		}
 		if (poll(p, MAX_CLIENTS + 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -359,6 +408,7 @@ int main(int argc, char **argv)
 	if (!base || !*base)
 		base = "sim";
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, on_usr1);
 	ctl_fd = bind_socket("ctl");
 	for (i = 0; i < MAX_CLIENTS; i++) {
 		snprintf(suffix, sizeof(suffix), "out%u", i);
