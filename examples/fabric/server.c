@@ -9,8 +9,10 @@
  * Local datagram sockets in the abstract namespace, named after
  * $IBSIM_SOCKNAME (default "sim"): "sim:ctl" takes the control messages,
  * "sim:out0" to "sim:out9" carry each client slot's MADs. --record writes
- * every SMP a client sends and every message the fabric answers with, for
- * tests/test_fabric_replay.c (the format is in that file). SIGUSR1 prints
+ * every SMP a client sends, every SMP the fabric sends a client (replies,
+ * traps) and each SET_ISSM, for tests/test_fabric_replay.c: one line each,
+ * ">", "<" or "S", the time (ns, monotonic), the node of the client, the
+ * message in hex (SET_ISSM: its data). SIGUSR1 prints
  * each CA port's cached P_Key and GID tables, as the library holds them,
  * on standard output: "NODE pkey INDEX 0xPKEY" and "NODE gid INDEX
  * PREFIX GUID" lines, then "end".
@@ -104,9 +106,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One line of the record: @tag, time, node and the message in hex. */
+/* One line of the record: @tag, time, node and @len bytes of @msg in
+ * hex. */
 static void record_msg(char tag, uint64_t t, unsigned node,
-		       const uint8_t *msg)
+		       const uint8_t *msg, size_t len)
 {
 	unsigned i;
 
@@ -114,7 +117,7 @@ static void record_msg(char tag, uint64_t t, unsigned node,
 		return;
 	fprintf(record, "%c %llu %s ", tag, (unsigned long long)t,
 		fab.node[node].name);
-	for (i = 0; i < FAB_MSG_LEN; i++)
+	for (i = 0; i < len; i++)
 		fprintf(record, "%02x", msg[i]);
 	fputc('\n', record);
 	fflush(record);
@@ -161,6 +164,13 @@ static void on_usr1(int sig)
 	dump_asked = 1;
 }
 
+/* Whether the message @msg carries an SMP, LID-routed or directed. */
+static bool is_smp(const uint8_t *msg)
+{
+	return (ibk_mad_mgmt_class(msg + FAB_MSG_MAD) & 0x7f) ==
+	       IBK_MGMT_CLASS_SUBN_LID;
+}
+
 /* ---- control ---- */
 
 /* CONNECT: a free slot for the client, its node (SIM_HOST, else the
@@ -187,8 +197,11 @@ static bool ctl_connect(struct ctl_msg *m)
 		return false;
 	clients[slot] = (struct client){ true, c.issm != 0, (unsigned)node,
 					 c.id };
-	if (c.issm)
+	if (c.issm) {
 		fab_set_issm(&fab, (unsigned)node, true);
+		record_msg('S', now_ns(), (unsigned)node,
+			   (const uint8_t *)&c.issm, sizeof(c.issm));
+	}
 	c.id = slot;
 	snprintf(c.nodeid, sizeof(c.nodeid), "%s", fab.node[node].name);
 	memcpy(m->data, &c, sizeof(c));
@@ -274,7 +287,7 @@ static void ctl_answer(struct ctl_msg *m)
 		memcpy(&issm, m->data, sizeof(issm));
 		c->issm = issm != 0;
 		fab_set_issm(&fab, c->node, c->issm);
-		record_msg('S', now_ns(), c->node, m->data);
+		record_msg('S', now_ns(), c->node, m->data, sizeof(issm));
 		ok = true;
 	} else
 		ok = ctl_query(m, c);
@@ -328,8 +341,8 @@ static void deliver(struct fab_out *o, unsigned slot, const uint8_t *req,
 		fab_bounce(o->msg, FAB_ETIMEDOUT);
 		to = (int)slot;
 	}
-	if (ibk_mad_mgmt_class(o->msg + FAB_MSG_MAD) != 0x03)
-		record_msg('<', t, clients[to].node, o->msg);
+	if (is_smp(o->msg))
+		record_msg('<', t, clients[to].node, o->msg, FAB_MSG_LEN);
 	send(out_fd[to], o->msg, FAB_MSG_LEN, 0);
 }
 
@@ -343,13 +356,11 @@ static void data_receive(unsigned slot)
 	ssize_t n = recv(out_fd[slot], msg, sizeof(msg), 0);
 	uint64_t t = now_ns();
 	unsigned i, cnt;
-	bool smp;
 
 	if (n != FAB_MSG_LEN || !clients[slot].used)
 		return;
-	smp = (msg[FAB_MSG_MAD + 1] & 0x7f) == IBK_MGMT_CLASS_SUBN_LID;
-	if (smp)
-		record_msg('>', t, clients[slot].node, msg);
+	if (is_smp(msg))
+		record_msg('>', t, clients[slot].node, msg, FAB_MSG_LEN);
 	cnt = fab_request(&fab, clients[slot].node, slot, msg, t, out);
 	for (i = 0; i < cnt; i++)
 		deliver(&out[i], slot, i == 0 ? msg : NULL, t);
