@@ -17,6 +17,9 @@
  * sent, "<" one the fabric sent a client at NODE, "S" a SET_ISSM (its
  * int, host order); then the monotonic time in ns, the node, the bytes
  * in hex. Re-record it when the SMA's behaviour changes on purpose.
+ *
+ * Then bad input, on a fresh fabric: what a real agent answers (IBA's
+ * MAD status codes), ETIMEDOUT for what no port answers, or a drop.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +147,87 @@ static size_t count(const struct rec *r, size_t n, char tag, uint8_t method,
 	return c;
 }
 
+/* A directed-route SubnGet of @attr from h1 along @path (@hops hops,
+ * path[0] unused) as a client sends it, into @msg. */
+static void dr_get(uint8_t *msg, uint16_t attr, const uint8_t *path,
+		   uint8_t hops)
+{
+	uint8_t *mad = msg + FAB_MSG_MAD;
+
+	memset(msg, 0, FAB_MSG_LEN);
+	memset(msg, 0xff, 2);			/* DLID, SLID permissive */
+	memset(msg + 4, 0xff, 2);
+	msg[FAB_MSG_LENGTH + 6] = IBK_MAD_LEN >> 8;
+	ibk_mad_set_base_version(mad, IBK_MAD_BASE_VERSION);
+	ibk_mad_set_mgmt_class(mad, IBK_MGMT_CLASS_SUBN_DR);
+	ibk_mad_set_class_version(mad, IBK_SMP_CLASS_VERSION);
+	ibk_mad_set_method(mad, IBK_MAD_METHOD_GET);
+	ibk_mad_set_tid(mad, 0x1234);
+	ibk_mad_set_attr_id(mad, attr);
+	ibk_smp_set_hop_cnt(mad, hops);
+	ibk_smp_set_dr_slid(mad, 0xffff);
+	ibk_smp_set_dr_dlid(mad, 0xffff);
+	memcpy(mad + IBK_SMP_INITIAL_PATH, path, (size_t)hops + 1);
+}
+
+/* The one message the fabric gives back for @msg from h1, or 0 if it
+ * gives none or more: its big-endian status word @16, and the MAD
+ * status in *@mad_status. */
+static int answer(uint8_t *msg, uint16_t *mad_status)
+{
+	struct fab_out out[FAB_MAX_OUT];
+	unsigned cnt = fab_request(&fab, 1, 0, msg, 1, out);
+
+	if (cnt != 1 || out[0].to != FAB_TO_SENDER)
+		return cnt == 0 ? 0 : -1;
+	*mad_status = ibk_mad_status(out[0].msg + FAB_MSG_MAD);
+	return out[0].msg[19] == FAB_ETIMEDOUT ? FAB_ETIMEDOUT : 1;
+}
+
+/* Bad input gets a real agent's status, ETIMEDOUT or nothing. */
+static void test_bad_input(const char *topology)
+{
+	static const uint8_t out_of_fabric[] = { 0, 1, 7 };
+	static const uint8_t through_ca[] = { 0, 1, 2, 1 };
+	static const uint8_t to_switch[] = { 0, 1 };
+	uint8_t msg[FAB_MSG_LEN], *mad = msg + FAB_MSG_MAD;
+	uint16_t st = 0;
+	bool ok;
+
+	fab_load(&fab, topology);
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, out_of_fabric, 2);
+	ok = answer(msg, &st) == FAB_ETIMEDOUT;
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, through_ca, 3);
+	ok = ok && answer(msg, &st) == FAB_ETIMEDOUT;
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
+	ibk_smp_set_dr_slid(mad, 1);
+	ok = ok && answer(msg, &st) == FAB_ETIMEDOUT;
+	tap_ok(ok, "a directed route out of an unlinked port, through a CA, or "
+	       "not purely directed: ETIMEDOUT at once");
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
+	ibk_mad_set_class_version(mad, 2);
+	ok = answer(msg, &st) == 1 && st == (IBK_SMP_DIRECTION | 0x0004);
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
+	ibk_mad_set_method(mad, 0x04);
+	ok = ok && answer(msg, &st) == 1 &&
+	     st == (IBK_SMP_DIRECTION | 0x0008);
+	dr_get(msg, 0x0099, to_switch, 1);
+	ok = ok && answer(msg, &st) == 1 && st == (IBK_SMP_DIRECTION | 0x000c);
+	dr_get(msg, IBK_SMP_ATTR_PORT_INFO, to_switch, 1);
+	ibk_mad_set_attr_mod(mad, 9);
+	ok = ok && answer(msg, &st) == 1 && st == (IBK_SMP_DIRECTION | 0x001c);
+	tap_ok(ok, "class version 2, an unknown method, an unknown attribute, "
+	       "PortInfo of port 9 of an 8-port switch: GetResp with status "
+	       "0x0004, 0x0008, 0x000c, 0x001c and the D bit");
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
+	ibk_mad_set_base_version(mad, 2);
+	ok = answer(msg, &st) == 0;
+	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
+	ibk_mad_set_method(mad, IBK_MAD_METHOD_GET_RESP);
+	ok = ok && answer(msg, &st) == 0;
+	tap_ok(ok, "base version 2, a GetResp sent to an SMA: dropped");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned bad_shown = 0;
@@ -182,5 +266,6 @@ int main(int argc, char **argv)
 	       "replayed into the SMAs: %zu of %zu SMPs get the recorded "
 	       "answers, byte for byte", same, requests);
 	free(r);
+	test_bad_input(argv[1]);
 	return tap_done();
 }
