@@ -13,10 +13,11 @@
  * records: the first simulator's life in that script (opensm -o with
  * M_Key level 2, a lease, a subnet prefix and partitions; OpenSM again in
  * sweep mode; refused Gets, traps and TrapRepresses; the lease's expiry;
- * a wrong-key Set; a heavy sweep). Lines: ">" an SMP a client at NODE
- * sent, "<" one the fabric sent a client at NODE, "S" a SET_ISSM (its
- * int, host order); then the monotonic time in ns, the node, the bytes
- * in hex. Re-record it when the SMA's behaviour changes on purpose.
+ * a wrong-key Set; SMInfo to OpenSM; a heavy sweep). Lines: ">" an SMP
+ * a client sent, "<" one the fabric sent a client, "S" a SET_ISSM (its
+ * int, host order); then the monotonic time in ns, the client's node and
+ * slot, the bytes in hex. Re-record it when the SMA's behaviour changes
+ * on purpose.
  *
  * Then bad input, on a fresh fabric: what a real agent answers (IBA's
  * MAD status codes), ETIMEDOUT for what no port answers, or a drop.
@@ -30,7 +31,7 @@
 struct rec {
 	char tag;
 	uint64_t t;
-	unsigned node;
+	unsigned node, slot;
 	uint8_t msg[FAB_MSG_LEN];
 };
 
@@ -60,7 +61,8 @@ static bool parse(const char *line, struct rec *r)
 	unsigned long long t;
 	int off, n;
 
-	if (sscanf(line, "%c %llu %31s %n", &r->tag, &t, node, &off) != 3)
+	if (sscanf(line, "%c %llu %31s %u %n", &r->tag, &t, node, &r->slot,
+		   &off) != 4)
 		return false;
 	n = fab_find_node(&fab, node);
 	if (n < 0)
@@ -102,10 +104,20 @@ static struct rec *load(const char *path, size_t *n)
 	return r;
 }
 
-/* The node a message of the core reaches: the sender's, or the SM's. */
-static unsigned out_node(const struct fab_out *o, unsigned sender)
+/* Whether the message @o of the core, for the request of the client in
+ * @req, goes to the client of the recorded message @r: the sender, the
+ * SM at the node, or the slot the response names. */
+static bool same_client(const struct fab_out *o, const struct rec *req,
+			const struct rec *r)
 {
-	return o->to == FAB_TO_SM ? o->node : sender;
+	switch (o->to) {
+	case FAB_TO_SENDER:
+		return r->slot == req->slot;
+	case FAB_TO_SM:
+		return r->node == o->node;
+	default:
+		return r->slot == o->slot;
+	}
 }
 
 /* Replays request @i of @r: true if the messages the core makes are the
@@ -115,12 +127,13 @@ static bool replay_one(const struct rec *r, size_t n, size_t *i,
 {
 	struct fab_out out[FAB_MAX_OUT];
 	const struct rec *req = &r[*i];
-	unsigned cnt = fab_request(&fab, req->node, 0, req->msg, req->t, out);
+	unsigned cnt = fab_request(&fab, req->node, req->slot, req->msg,
+				   req->t, out);
 	unsigned k = 0;
 	bool ok = true;
 
 	for ((*i)++; *i < n && r[*i].tag == '<'; (*i)++, k++)
-		ok = ok && k < cnt && out_node(&out[k], req->node) == r[*i].node &&
+		ok = ok && k < cnt && same_client(&out[k], req, &r[*i]) &&
 		     !memcmp(out[k].msg, r[*i].msg, FAB_MSG_LEN);
 	ok = ok && k == cnt;
 	if (!ok && (*bad_shown)++ < TAP_MAX_DIAG)
@@ -223,9 +236,9 @@ static void test_bad_input(const char *topology)
 	ibk_mad_set_base_version(mad, 2);
 	ok = answer(msg, &st) == 0;
 	dr_get(msg, IBK_SMP_ATTR_NODE_INFO, to_switch, 1);
-	ibk_mad_set_method(mad, IBK_MAD_METHOD_GET_RESP);
+	ibk_mad_set_method(mad, IBK_MAD_METHOD_TRAP);
 	ok = ok && answer(msg, &st) == 0;
-	tap_ok(ok, "base version 2, a GetResp sent to an SMA: dropped");
+	tap_ok(ok, "base version 2, a SubnTrap from a client: dropped");
 }
 
 int main(int argc, char **argv)

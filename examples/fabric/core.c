@@ -21,6 +21,7 @@
 #define PI_LMC		34	/* M_KeyProtectBits 0xc0, LMC 0x07 */
 
 #define ATTR_NODE_DESC	0x0010
+#define ATTR_SM_INFO	0x0020
 #define ATTR_LFT	0x0019
 #define LFT_BLOCK	64
 
@@ -663,15 +664,29 @@ static bool build_trap(struct fabric *f, unsigned node, const uint8_t *notice,
 	return true;
 }
 
+/* What the SMA does with an SMP. */
+enum sma_result {
+	SMA_NONE,	/* no reply: malformed, TrapRepress, M_Key violation */
+	SMA_REPLY,	/* the SMP now holds the reply */
+	SMA_TO_SM,	/* SMInfo at a port with IsSM: the SM answers it */
+};
+
+/* Whether @n's port carries an SM (CapabilityMask IsSM, SET_ISSM). */
+static bool node_is_sm(const struct fab_node *n)
+{
+	return (ibk_portinfo_cap_mask(n->port[sma_port(n)].pi) & IS_SM) != 0;
+}
+
 /*
  * The SMA of @node, the SMP @mad received on @in_port from LID @slid, in
- * the order of examples/README.md's walk. 1 if @mad now holds the reply;
- * 0 if there is none (malformed, a response, a TrapRepress, an M_Key
- * violation); a trap 256 to send goes to *@trap, counted in *@ntrap.
+ * the order of examples/README.md's walk; SMInfo, past the M_Key check,
+ * goes to the SM where the port has one, as the Linux SMAs pass it on
+ * (qib process_subn()), else is unsupported. A trap 256 to send goes to
+ * *@trap, counted in *@ntrap.
  */
-static int sma(struct fabric *f, unsigned node, uint8_t in_port,
-	       uint8_t *mad, uint16_t slid, uint64_t now_ns,
-	       struct fab_out *trap, unsigned *ntrap)
+static enum sma_result sma(struct fabric *f, unsigned node, uint8_t in_port,
+			   uint8_t *mad, uint16_t slid, uint64_t now_ns,
+			   struct fab_out *trap, unsigned *ntrap)
 {
 	struct fab_node *n = &f->node[node];
 	struct fab_port *sp = &n->port[sma_port(n)];
@@ -679,7 +694,7 @@ static int sma(struct fabric *f, unsigned node, uint8_t in_port,
 	int st = ibk_smp_request_status(mad, IBK_MAD_LEN), tp;
 
 	if (st < 0)
-		return 0;
+		return SMA_NONE;
 	if (st == 0) {
 		v = ibk_sma_mkey_check(&sp->tables, &n->mkey,
 				       ibk_mad_method(mad), ibk_smp_mkey(mad),
@@ -696,10 +711,12 @@ static int sma(struct fabric *f, unsigned node, uint8_t in_port,
 					     notice);
 			if (build_trap(f, node, notice, now_ns, trap))
 				(*ntrap)++;
-			return 0;
+			return SMA_NONE;
 		}
 		if (ibk_mad_method(mad) == IBK_MAD_METHOD_TRAP_REPRESS)
-			return 0;
+			return SMA_NONE;
+		if (ibk_mad_attr_id(mad) == ATTR_SM_INFO && node_is_sm(n))
+			return SMA_TO_SM;
 		tp = table_port(n, in_port, mad);
 		st = tp < 0 ? IBK_MAD_STATUS_INVALID_FIELD :
 		     ibk_sma_answer_table(&n->port[tp].tables, mad,
@@ -708,18 +725,38 @@ static int sma(struct fabric *f, unsigned node, uint8_t in_port,
 		if (st == IBK_MAD_STATUS_UNSUP_METHOD_ATTR)
 			st = answer_other(f, node, in_port, mad, v);
 	}
-	return ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK;
+	return ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK ? SMA_REPLY :
+								SMA_NONE;
 }
 
 /* ---- a client's request ---- */
 
-/* An SMP from the client at @node: walked or routed to its node, the
- * SMA's reply (or status ETIMEDOUT for none) back to the sender, and the
- * trap it raised. The number of messages in @out. */
-static unsigned request_smp(struct fabric *f, unsigned node,
+/* @slot into bits 48-63 of @mad's TID, where a response finds its way
+ * back to the requester (ibsim's convention). */
+static void to_slot_in_tid(uint8_t *mad, unsigned slot)
+{
+	ibk_mad_set_tid(mad, (ibk_mad_tid(mad) & 0xffffffffffffull) |
+			     (uint64_t)slot << 48);
+}
+
+/* A response, SMP or GMP: to the client in its TID's bits 48-63. */
+static unsigned respond(const uint8_t *msg, struct fab_out *out)
+{
+	memcpy(out->msg, msg, FAB_MSG_LEN);
+	out->to = FAB_TO_SLOT;
+	out->slot = (unsigned)(ibk_mad_tid(msg + FAB_MSG_MAD) >> 48);
+	return 1;
+}
+
+/* An SMP from the client at @node in @slot: walked or routed to its
+ * node, the SMA's reply (or status ETIMEDOUT for none) back to the
+ * sender, or the request on to the SM there; and the trap it raised.
+ * The number of messages in @out. */
+static unsigned request_smp(struct fabric *f, unsigned node, unsigned slot,
 			    const uint8_t *msg, uint64_t now_ns,
 			    struct fab_out *out)
 {
+	enum sma_result res;
 	uint8_t *reply = out[0].msg, *mad = reply + FAB_MSG_MAD, in_port;
 	uint8_t port = sma_port(&f->node[node]);
 	uint16_t slid = msg_lid(msg + 4);
@@ -738,8 +775,13 @@ static unsigned request_smp(struct fabric *f, unsigned node,
 		to = route_lid(f, node, msg_lid(msg));
 		in_port = to < 0 ? 0 : sma_port(&f->node[to]);
 	}
-	if (to >= 0 && sma(f, (unsigned)to, in_port, mad, slid, now_ns,
-			   &out[1], &ntrap)) {
+	res = to < 0 ? SMA_NONE : sma(f, (unsigned)to, in_port, mad, slid,
+				      now_ns, &out[1], &ntrap);
+	if (res == SMA_TO_SM) {
+		to_slot_in_tid(mad, slot);
+		out[0].to = FAB_TO_SM;
+		out[0].node = (unsigned)to;
+	} else if (res == SMA_REPLY) {
 		if (ibk_smp_is_dr(mad))
 			ibk_smp_set_hop_ptr(mad, 0);	/* back at hop 0 */
 		fab_bounce(reply, 0);
@@ -754,34 +796,26 @@ static unsigned request_smp(struct fabric *f, unsigned node,
 	return 1 + ntrap;
 }
 
-/* A GMP from the client at @node in @slot: a response to the client in
- * its TID's bits 48-63, a request to the SM's client at the node its DLID
- * reaches, its slot in those bits (ibsim's convention); unroutable, back
- * with status ETIMEDOUT. */
+/* A GMP request from the client at @node in @slot: to the SM's client at
+ * the node its DLID reaches, the slot in its TID; unroutable, back with
+ * status ETIMEDOUT. */
 static unsigned request_gmp(struct fabric *f, unsigned node, unsigned slot,
 			    const uint8_t *msg, struct fab_out *out)
 {
 	uint8_t *mad = out->msg + FAB_MSG_MAD;
-	uint64_t tid;
 	int to;
 
 	memcpy(out->msg, msg, FAB_MSG_LEN);
-	tid = ibk_mad_tid(mad);
 	if (msg_lid(msg + 4) == 0)
 		msg_set_lid(out->msg + 4, ibk_portinfo_lid(
 			f->node[node].port[sma_port(&f->node[node])].pi));
-	if (ibk_mad_method(mad) & IBK_MAD_METHOD_RESP) {
-		out->to = FAB_TO_SLOT;
-		out->slot = (unsigned)(tid >> 48);
-		return 1;
-	}
 	to = route_lid(f, node, msg_lid(msg));
 	if (to < 0) {
 		out->to = FAB_TO_SENDER;
 		fab_bounce(out->msg, FAB_ETIMEDOUT);
 		return 1;
 	}
-	ibk_mad_set_tid(mad, (tid & 0xffffffffffffull) | (uint64_t)slot << 48);
+	to_slot_in_tid(mad, slot);
 	out->to = FAB_TO_SM;
 	out->node = (unsigned)to;
 	return 1;
@@ -790,7 +824,8 @@ static unsigned request_gmp(struct fabric *f, unsigned node, unsigned slot,
 /*
  * One data message @msg (FAB_MSG_LEN bytes) from the client in @slot,
  * attached at @node, at @now_ns: what goes where, into @out. Returns the
- * number of messages (0: dropped, a MAD no port takes).
+ * number of messages (0: dropped, a MAD no port takes). Responses go
+ * back to the requester by the slot in their TID.
  */
 unsigned fab_request(struct fabric *f, unsigned node, unsigned slot,
 		     const uint8_t *msg, uint64_t now_ns,
@@ -801,10 +836,12 @@ unsigned fab_request(struct fabric *f, unsigned node, unsigned slot,
 
 	if (ibk_mad_base_version(mad) != IBK_MAD_BASE_VERSION)
 		return 0;
+	if (method & IBK_MAD_METHOD_RESP)
+		return respond(msg, out);
 	if (mclass != IBK_MGMT_CLASS_SUBN_LID &&
 	    mclass != IBK_MGMT_CLASS_SUBN_DR)
 		return request_gmp(f, node, slot, msg, out);
-	if (method & IBK_MAD_METHOD_RESP || method == IBK_MAD_METHOD_TRAP)
-		return 0;	/* no SMA takes them; the SM answers none */
-	return request_smp(f, node, msg, now_ns, out);
+	if (method == IBK_MAD_METHOD_TRAP)
+		return 0;	/* the SM's business; no client sends one */
+	return request_smp(f, node, slot, msg, now_ns, out);
 }

@@ -11,8 +11,8 @@
  * "sim:out0" to "sim:out9" carry each client slot's MADs. --record writes
  * every SMP a client sends, every SMP the fabric sends a client (replies,
  * traps) and each SET_ISSM, for tests/test_fabric_replay.c: one line each,
- * ">", "<" or "S", the time (ns, monotonic), the node of the client, the
- * message in hex (SET_ISSM: its data). SIGUSR1 prints
+ * ">", "<" or "S", the time (ns, monotonic), the node and slot of the
+ * client, the message in hex (SET_ISSM: its data). SIGUSR1 prints
  * each CA port's cached P_Key and GID tables, as the library holds them,
  * on standard output: "NODE pkey INDEX 0xPKEY" and "NODE gid INDEX
  * PREFIX GUID" lines, then "end".
@@ -106,17 +106,17 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One line of the record: @tag, time, node and @len bytes of @msg in
- * hex. */
-static void record_msg(char tag, uint64_t t, unsigned node,
+/* One line of the record: @tag, time, the node and @slot of the client,
+ * @len bytes of @msg in hex. */
+static void record_msg(char tag, uint64_t t, unsigned slot,
 		       const uint8_t *msg, size_t len)
 {
 	unsigned i;
 
 	if (!record)
 		return;
-	fprintf(record, "%c %llu %s ", tag, (unsigned long long)t,
-		fab.node[node].name);
+	fprintf(record, "%c %llu %s %u ", tag, (unsigned long long)t,
+		fab.node[clients[slot].node].name, slot);
 	for (i = 0; i < len; i++)
 		fprintf(record, "%02x", msg[i]);
 	fputc('\n', record);
@@ -199,8 +199,8 @@ static bool ctl_connect(struct ctl_msg *m)
 					 c.id };
 	if (c.issm) {
 		fab_set_issm(&fab, (unsigned)node, true);
-		record_msg('S', now_ns(), (unsigned)node,
-			   (const uint8_t *)&c.issm, sizeof(c.issm));
+		record_msg('S', now_ns(), slot, (const uint8_t *)&c.issm,
+			   sizeof(c.issm));
 	}
 	c.id = slot;
 	snprintf(c.nodeid, sizeof(c.nodeid), "%s", fab.node[node].name);
@@ -287,7 +287,7 @@ static void ctl_answer(struct ctl_msg *m)
 		memcpy(&issm, m->data, sizeof(issm));
 		c->issm = issm != 0;
 		fab_set_issm(&fab, c->node, c->issm);
-		record_msg('S', now_ns(), c->node, m->data, sizeof(issm));
+		record_msg('S', now_ns(), m->clientid, m->data, sizeof(issm));
 		ok = true;
 	} else
 		ok = ctl_query(m, c);
@@ -342,7 +342,7 @@ static void deliver(struct fab_out *o, unsigned slot, const uint8_t *req,
 		to = (int)slot;
 	}
 	if (is_smp(o->msg))
-		record_msg('<', t, clients[to].node, o->msg, FAB_MSG_LEN);
+		record_msg('<', t, (unsigned)to, o->msg, FAB_MSG_LEN);
 	send(out_fd[to], o->msg, FAB_MSG_LEN, 0);
 }
 
@@ -360,7 +360,7 @@ static void data_receive(unsigned slot)
 	if (n != FAB_MSG_LEN || !clients[slot].used)
 		return;
 	if (is_smp(msg))
-		record_msg('>', t, clients[slot].node, msg, FAB_MSG_LEN);
+		record_msg('>', t, slot, msg, FAB_MSG_LEN);
 	cnt = fab_request(&fab, clients[slot].node, slot, msg, t, out);
 	for (i = 0; i < cnt; i++)
 		deliver(&out[i], slot, i == 0 ? msg : NULL, t);
