@@ -6,7 +6,7 @@
  * ibkeys' SMA, in the order of examples/README.md's walk; what is here is
  * what the library leaves to its caller: NodeInfo, NodeDescription, the
  * rest of PortInfo and its state machine, SwitchInfo and the linear
- * forwarding table, and moving SMPs hop by hop.
+ * forwarding table, SMInfo handed to the SM, and moving MADs hop by hop.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +29,7 @@
 
 /* ---- the message's fields ---- */
 
+/* @v at @p, big-endian: QPs and status of the message. */
 static void store_be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
@@ -43,6 +44,7 @@ static uint16_t msg_lid(const uint8_t *field)
 	return (uint16_t)(field[0] << 8 | field[1]);
 }
 
+/* The DLID or SLID field @field set to @lid. */
 static void msg_set_lid(uint8_t *field, uint16_t lid)
 {
 	field[0] = (uint8_t)(lid >> 8);
@@ -85,6 +87,7 @@ void fab_bounce(uint8_t *msg, uint32_t status)
 
 /* ---- ports ---- */
 
+/* PortInfo's PortState of @p: IBK_PORT_DOWN to IBK_PORT_ACTIVE. */
 static uint8_t port_state(const struct fab_port *p)
 {
 	return p->pi[PI_STATE] & 0x0f;
