@@ -14,7 +14,7 @@ fenced block and checks it by its language (TAP on stdout, one line a block):
           repository that exists and is executable, a file an earlier
           command of the block made (cc ... -o NAME) or one under build/,
           where the repository's scripts put what they build, or a program on PATH
-          (or one tests/run installs: see INSTALLED); `tests/run CONFIG` must
+          or one tests/install-deps installs; `tests/run CONFIG` must
           name a configuration tests/run has.
   meson, cmake
           must sit after a "<!-- consumer: NAME -->" marker that
@@ -28,9 +28,12 @@ import subprocess
 import sys
 import tempfile
 
-# Programs the READMEs name that tests/run or bench/run install when missing.
-INSTALLED = {'meson', 'ninja', 'cmake', 'pkg-config', 'valgrind', 'hyperfine',
-             'tshark', 'clang', 'git'}
+# Programs of packages tests/install-deps installs that are not the
+# command it probes the package by.
+OTHER_PROGRAMS = {'saquery': 'infiniband-diags',
+                  'ibnetdiscover': 'infiniband-diags',
+                  'ibportstate': 'infiniband-diags',
+                  'sminfo': 'infiniband-diags'}
 SHELL_WORDS = {'cd', 'export', 'set', 'true', 'false', 'echo'}
 
 
@@ -94,8 +97,22 @@ def configs_of_tests_run(root):
     return named
 
 
+def installed_by_us(root):
+    """Programs tests/install-deps installs when missing: the command each
+    of its packages is probed by, and OTHER_PROGRAMS of those packages."""
+    text = open(os.path.join(root, 'tests', 'install-deps'),
+                encoding='utf-8').read()
+    pairs = re.findall(r'^\t\t([a-z0-9][\w.+-]*)(?: (\S+))?$', text, re.M)
+    packages = {pkg for pkg, _ in pairs}
+    probes = {probe for _, probe in pairs
+              if probe and probe[0].isalpha() and not probe.startswith('pc:')}
+    return probes | {prog for prog, pkg in OTHER_PROGRAMS.items()
+                     if pkg in packages}
+
+
 def check_sh(root, text):
     configs = None
+    installed = installed_by_us(root)
     made = set()
     for raw in text.split('\n'):
         line = raw.split('#', 1)[0].strip()
@@ -131,7 +148,7 @@ def check_sh(root, text):
                     for w in words[1:]:
                         if not w.startswith('-') and w not in configs:
                             return f'tests/run has no configuration {w}'
-            elif not shutil.which(prog) and prog not in INSTALLED:
+            elif not shutil.which(prog) and prog not in installed:
                 return f'{prog}: not a program on PATH'
     return None
 
