@@ -36,6 +36,11 @@
  *	status the requester gets against the verdict of
  *	ibk_mr_table_check() on the same request; where rxe does otherwise
  *	(a window's range, a misaligned atomic), that is checked as noted.
+ *   rxe_check neg stock|ibkeys
+ *	The requests the rules refuse (and their edges), rxe0 -> rxe1, each
+ *	outcome against what the named module must give: Debian's own
+ *	rdma_rxe as its source behaves, or examples/rxe's as the rule says.
+ *	Needs the addresses and neighbours tests/vm/stack-init sets.
  *
  * Output: TAP (tests/tap.h) with "# ..." lines giving the counts; the VM's
  * init runs several of these in a row and counts their "ok" lines.
@@ -2032,6 +2037,30 @@ static bool mem_wrap_is_safe(void)
 	       (major < 6 || (major == 6 && minor < 3));
 }
 
+/* A signalled @op of @length bytes between A's buffer and @remote under
+ * @rkey, into *@wr and its *@sge (FETCH ADD adds 1). */
+static void mem_request(const struct mem_env *e, enum ibv_wr_opcode op,
+			uint64_t remote, uint32_t rkey, uint32_t length,
+			struct ibv_send_wr *wr, struct ibv_sge *sge)
+{
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uintptr_t)e->buf_a;
+	sge->length = length;
+	sge->lkey = e->mr_a->lkey;
+	wr->opcode = op;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->sg_list = length ? sge : NULL;
+	wr->num_sge = length ? 1 : 0;
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr->wr.atomic.remote_addr = remote;
+		wr->wr.atomic.rkey = rkey;
+		wr->wr.atomic.compare_add = 1;
+	} else {
+		wr->wr.rdma.remote_addr = remote;
+		wr->wr.rdma.rkey = rkey;
+	}
+}
+
 /* The request's BTH and RETH or AtomicETH as the requester sends it. */
 static void mem_packet(uint8_t *pkt, const struct ibv_send_wr *wr,
 		       uint32_t dest_qpn)
@@ -2101,22 +2130,8 @@ static void mem_one(struct mem_env *e, const struct mem_case *c,
 		return;
 	}
 
-	memset(&wr, 0, sizeof(wr));
-	sge.addr = (uintptr_t)e->buf_a;
-	sge.length = c->length;
-	sge.lkey = e->mr_a->lkey;
-	wr.opcode = c->op;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = c->length ? &sge : NULL;
-	wr.num_sge = c->length ? 1 : 0;
-	if (c->op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		wr.wr.atomic.remote_addr = c->va ? c->va : start + (uint64_t)c->offset;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = 1;
-	} else {
-		wr.wr.rdma.remote_addr = c->va ? c->va : start + (uint64_t)c->offset;
-		wr.wr.rdma.rkey = rkey;
-	}
+	mem_request(e, c->op, c->va ? c->va : start + (uint64_t)c->offset,
+		    rkey, c->length, &wr, &sge);
 
 	/* the library first: the request against the table, on B's QP */
 	mem_packet(pkt, &wr, qb->qp_num);
@@ -2211,6 +2226,361 @@ static int cmd_mem(const char *dev_a, const char *dev_b)
 }
 
 /* ------------------------------------------------------------------------
+ * neg: requests the rules refuse, against whichever rdma_rxe is loaded
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Each case says what Debian's own rxe (Linux 6.1.192) does with it and
+ * what the rule says, which is what rxe must do once ibkeys decides. The
+ * stock column is the kernel's behaviour read from its source
+ * (FACTS-access.md 2.4-2.6, tests/vm/rxe_check.c mem and ud); the rule
+ * column the IBA rule or the library's documented stricter one. Each
+ * outcome is a completion status, or what happened to a datagram.
+ */
+enum neg_kind { N_RDMA, N_BIND_ZB_OUTSIDE, N_BIND_MR_PD, N_PKEY, N_QKEY,
+		N_QKEY_UNPRIV };
+
+struct neg_case {
+	const char *request;
+	const char *rule;
+	enum neg_kind kind;
+	enum ibv_wr_opcode op;		/* N_RDMA */
+	enum mem_target target;
+	int64_t offset;
+	uint64_t va;			/* used instead when not 0 */
+	uint32_t length;
+	const char *stock, *ibkeys;	/* the outcome each must give */
+};
+
+#define NEG_TOP		(0 - (uint64_t)MEM_BUF)
+#define ACC_ERR		"remote access error"
+#define OK_WC		"success"
+#define BIND_ERR	"memory management operation error"	/* MW_BIND_ERR */
+
+static const struct neg_case neg_cases[] = {
+	{ "RDMA WRITE at 2^64 - 0x100, 0x200 bytes (wraps past 2^64)",
+	  "range inside the MR, never past 2^64", N_RDMA,
+	  IBV_WR_RDMA_WRITE, T_TOP, 0, 0 - (uint64_t)0x100, 0x200, ACC_ERR,
+	  ACC_ERR },
+	{ "RDMA READ at 2^64 - 0x100, 0x200 bytes (wraps past 2^64)",
+	  "range inside the MR, never past 2^64", N_RDMA, IBV_WR_RDMA_READ,
+	  T_TOP, 0, 0 - (uint64_t)0x100, 0x200, ACC_ERR, ACC_ERR },
+	{ "RDMA WRITE one byte past the MR's end",
+	  "range inside the MR", N_RDMA, IBV_WR_RDMA_WRITE, T_ALL,
+	  MEM_BUF - 0x100, 0, 0x101, ACC_ERR, ACC_ERR },
+	{ "RDMA WRITE exactly to the MR's end", "range inside the MR",
+	  N_RDMA, IBV_WR_RDMA_WRITE, T_ALL, MEM_BUF - 0x100, 0, 0x100, OK_WC,
+	  OK_WC },
+	{ "RDMA WRITE of 0 bytes inside the MR", "0 bytes: nothing to check",
+	  N_RDMA, IBV_WR_RDMA_WRITE, T_ALL, 0x10, 0, 0, OK_WC, OK_WC },
+	{ "RDMA WRITE of 0 bytes, no such key, address 0xdead0000",
+	  "0 bytes need no R_Key or address (rxe check_rkey())", N_RDMA,
+	  IBV_WR_RDMA_WRITE, T_NONE, 0, 0xdead0000, 0, OK_WC, OK_WC },
+	{ "RDMA READ of 0 bytes, no such key, address 0xdead0000",
+	  "0 bytes need no R_Key or address", N_RDMA, IBV_WR_RDMA_READ,
+	  T_NONE, 0, 0xdead0000, 0, OK_WC, OK_WC },
+	{ "RDMA WRITE to the MR at 2^64 - 4096, up to its end",
+	  "a range may end exactly at 2^64", N_RDMA, IBV_WR_RDMA_WRITE, T_TOP,
+	  MEM_BUF - 0x100, 0, 0x100, OK_WC, OK_WC },
+	{ "RDMA READ of the whole MR at 2^64 - 4096",
+	  "a range may end exactly at 2^64", N_RDMA, IBV_WR_RDMA_READ, T_TOP,
+	  0, 0, MEM_BUF, OK_WC, OK_WC },
+	{ "FETCH ADD on the last 8 bytes below 2^64",
+	  "a range may end exactly at 2^64", N_RDMA,
+	  IBV_WR_ATOMIC_FETCH_AND_ADD, T_TOP, MEM_BUF - 8, 0, 8, OK_WC,
+	  OK_WC },
+	{ "UD SEND with a P_Key in no table entry (0x8001)",
+	  "P_Key matches a table entry (IBA 10.9); count it", N_PKEY,
+	  0, T_ALL, 0, 0, 0, "dropped, bad_pkey_cntr +1",
+	  "dropped, bad_pkey_cntr +1" },
+	{ "UD SEND with the wrong Q_Key", "Q_Key equals the QP's; count it", N_QKEY,
+	  0, T_ALL, 0, 0, 0, "dropped, qkey_viol_cntr +1",
+	  "dropped, qkey_viol_cntr +1" },
+	{ "UD SEND from uid 65534 naming a controlled Q_Key in the WR only",
+	  "a controlled WR Q_Key sends the QP's own",
+	  N_QKEY_UNPRIV, 0, T_ALL, 0, 0, 0, "delivered",
+	  "dropped, qkey_viol_cntr +1" },
+	{ "type 2 zero-based window bound at 64 KiB past its MR",
+	  "a window lies inside its MR (C10-75)", N_BIND_ZB_OUTSIDE, 0, T_ALL,
+	  0, 0, 0, OK_WC, BIND_ERR },
+	{ "type 2 window bound to an MR of another PD",
+	  "window, MR and QP in one PD (C10-72)", N_BIND_MR_PD, 0, T_ALL, 0,
+	  0, 0, OK_WC, BIND_ERR },
+};
+#define N_NEG_CASES (sizeof(neg_cases) / sizeof(neg_cases[0]))
+
+/* Posts @wr on @qp: its completion's status on @cq, or why there is none. */
+static const char *neg_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			    struct ibv_cq *cq)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(qp, wr, &bad))
+		return "post refused";
+	if (!mem_wait(cq, &wc))
+		return "no completion";
+	return ibv_wc_status_str(wc.status);
+}
+
+/* One RDMA request from a fresh pair: the requester's completion status. */
+static const char *neg_rdma(struct mem_env *e, const struct neg_case *c)
+{
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint64_t start = 0;
+	uint32_t rkey = 0;
+	const char *out;
+
+	switch (c->target) {
+	case T_ALL:  rkey = e->mr_all->rkey; start = (uintptr_t)e->buf_all; break;
+	case T_TOP:  rkey = e->mr_top->rkey; start = NEG_TOP; break;
+	default:     rkey = ibk_rkey_make(e->table.capacity - 1, 0x42); break;
+	}
+	if (mem_pair(e, &qa, &qb)) {
+		mem_unpair(qa, qb);
+		return "no RC pair";
+	}
+	mem_request(e, c->op, c->va ? c->va : start + (uint64_t)c->offset,
+		    rkey, c->length, &wr, &sge);
+	out = neg_post(qa, &wr, e->cq_a);
+	mem_unpair(qa, qb);
+	return out;
+}
+
+/* A type 2 bind on a fresh pair's responder QP: its completion status. */
+static const char *neg_bind(struct mem_env *e, struct ibv_mr *mr,
+			    uint64_t addr, unsigned access)
+{
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_send_wr wr;
+	struct ibv_mw *mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
+	const char *out;
+
+	if (!mw || mem_pair(e, &qa, &qb)) {
+		mem_unpair(qa, qb);
+		if (mw)
+			ibv_dealloc_mw(mw);
+		return "no window or RC pair";
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = addr;
+	wr.bind_mw.bind_info.length = 0x100;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	out = neg_post(qb, &wr, e->cq_b);
+	/* the window first: bound, it holds a reference on its QP */
+	ibv_dealloc_mw(mw);
+	mem_unpair(qa, qb);
+	return out;
+}
+
+static uint32_t port_counter(const struct dev *d, bool pkey)
+{
+	struct ibv_port_attr attr;
+
+	if (ibv_query_port(d->ctx, PORT_NUM, &attr))
+		return UINT32_MAX;
+	return pkey ? attr.bad_pkey_cntr : attr.qkey_viol_cntr;
+}
+
+static uint16_t ip_checksum(const uint8_t *p, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/*
+ * A RoCEv2 UD SEND to @qpn with P_Key @pkey and Q_Key @qkey, written by
+ * hand onto veth0 (a packet socket: no verbs sender ever puts another
+ * P_Key than the default on the wire): Ethernet, IPv4 192.0.2.1 ->
+ * 192.0.2.2, UDP to 4791, BTH, DETH, 32 bytes, a zero ICRC (rxe checks
+ * the keys before the ICRC, and a dropped packet never reaches it).
+ */
+static int neg_raw_send(uint32_t qpn, uint16_t pkey, uint32_t qkey)
+{
+	uint8_t f[14 + 20 + 8 + 12 + 8 + 32 + 4];
+	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8;
+	struct sockaddr_ll sll;
+	uint16_t ck;
+	int s, rc;
+
+	memset(f, 0, sizeof(f));
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00", 14);
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((sizeof(f) - 14) >> 8);
+	ip[3] = (uint8_t)(sizeof(f) - 14);
+	ip[6] = 0x40;			/* don't fragment */
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, "\xc0\x00\x02\x01\xc0\x00\x02\x02", 8);
+	ck = ip_checksum(ip, 20);
+	ip[10] = (uint8_t)(ck >> 8);
+	ip[11] = (uint8_t)ck;
+	udp[0] = 0xc0;
+	udp[2] = ROCE_V2_PORT >> 8;
+	udp[3] = ROCE_V2_PORT & 0xff;
+	udp[4] = (uint8_t)((sizeof(f) - 34) >> 8);
+	udp[5] = (uint8_t)(sizeof(f) - 34);
+	ibk_bth_set_opcode(bth, IBK_OPCODE_UD_SEND_ONLY);
+	ibk_bth_set_pkey(bth, pkey);
+	ibk_bth_set_dest_qp(bth, qpn);
+	ibk_deth_set_qkey(bth + IBK_BTH_LEN, qkey);
+	ibk_deth_set_src_qp(bth + IBK_BTH_LEN, 0x42);
+
+	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_IP));
+	if (s < 0)
+		return -1;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = (int)if_nametoindex("veth0");
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, f, 6);
+	rc = sendto(s, f, sizeof(f), 0, (struct sockaddr *)&sll,
+		    sizeof(sll)) == (ssize_t)sizeof(f) ? 0 : -1;
+	close(s);
+	return rc;
+}
+
+/* A UD case: a datagram to a fresh UD QP of rxe1 with Q_Key @recv_qkey;
+ * what happened to it, with the port counter it moved. */
+static const char *neg_ud(struct mem_env *e, const struct neg_case *c,
+			  struct ud_end *s, struct ud_end *r,
+			  const struct ibv_ah_attr *aa, struct ibv_ah *ah)
+{
+	static const struct ud_case unpriv = {
+		"controlled WR key from uid 65534", false, true,
+		0x00001111, 0x80000001, 0x80000001
+	};
+	bool pkey = c->kind == N_PKEY;
+	ibk_qkey_t recv_qkey = c->kind == N_QKEY_UNPRIV ? 0x80000001 : 0x5678;
+	struct ibv_recv_wr rw, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint32_t before, after;
+	bool got;
+	int sent;
+
+	(void)e;
+	if (set_qkey(r->qp, recv_qkey))
+		return "set the receiver's Q_Key";
+	sge.addr = (uintptr_t)r->buf;
+	sge.length = UD_BUF;
+	sge.lkey = r->mr->lkey;
+	memset(&rw, 0, sizeof(rw));
+	rw.sg_list = &sge;
+	rw.num_sge = 1;
+	if (ibv_post_recv(r->qp, &rw, &bad))
+		return "post a receive";
+	before = port_counter(&r->d, pkey);
+	if (c->kind == N_PKEY)
+		sent = neg_raw_send(r->qp->qp_num, 0x8001, recv_qkey);
+	else if (c->kind == N_QKEY)
+		sent = ud_send(s->qp, s->cq, s->mr, s->buf, ah, r->qp->qp_num,
+			       0x1111, 0);
+	else
+		sent = ud_send_unprivileged(s->d.name, aa, &unpriv,
+					    r->qp->qp_num, 0);
+	if (sent)
+		return "not sent";
+	got = wait_cqe(r->cq, IBV_WC_RECV, now_s() + 2, &wc);
+	after = port_counter(&r->d, pkey);
+	if (got)
+		return after == before ? "delivered" : "delivered, counter moved";
+	if (after == before + 1)
+		return pkey ? "dropped, bad_pkey_cntr +1" :
+			      "dropped, qkey_viol_cntr +1";
+	return after == before ? "dropped, no counter moved" :
+				 "dropped, counter moved by more than 1";
+}
+
+/*
+ * neg MODULE: every case of neg_cases on rxe0 -> rxe1, each outcome
+ * against the one MODULE (stock or ibkeys) must give; a "# neg: " line
+ * per case (request, rule, outcome) for the table that tests/vm/stack-init
+ * prints across both modules.
+ */
+static int cmd_neg(const char *module)
+{
+	struct ibk_gid dgid = gid_of_ipv4_text(UD_RECV_ADDR);
+	struct ibk_gid sgid = gid_of_ipv4_text(UD_SEND_ADDR);
+	bool ibkeys = strcmp(module, "ibkeys") == 0;
+	struct ibv_mr *mr_bind2;
+	struct ibv_ah_attr aa;
+	struct ibv_ah *ah;
+	struct ud_end s, r;
+	struct mem_env e;
+	uint8_t *buf2;
+	unsigned i;
+	int rc = mem_setup(&e, "rxe0", "rxe1");
+
+	if (rc)
+		return rc;
+	/* an MR of the second PD that windows may bind to */
+	if (posix_memalign((void **)&buf2, MEM_BUF, MEM_BUF))
+		return cannot_run("neg: out of memory");
+	mr_bind2 = ibv_reg_mr(e.pd_b2, buf2, MEM_BUF, IBV_ACCESS_LOCAL_WRITE |
+			      MEM_REMOTE | IBV_ACCESS_MW_BIND);
+	if (!mr_bind2)
+		return cannot_run("neg: MR in the second PD: %s",
+				  strerror(errno));
+	if (ud_end_open(&s, "rxe0") || ud_end_open(&r, "rxe1"))
+		return EXIT_CANNOT_RUN;
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	memcpy(aa.grh.dgid.raw, dgid.raw, 16);
+	aa.grh.sgid_index = (uint8_t)device_gid_index(&s.d, &sgid);
+	aa.grh.hop_limit = 64;
+	aa.port_num = PORT_NUM;
+	ah = ibv_create_ah(s.pd, &aa);
+	if (!ah)
+		return cannot_run("neg: address handle: %s", strerror(errno));
+
+	for (i = 0; i < N_NEG_CASES; i++) {
+		const struct neg_case *c = &neg_cases[i];
+		const char *want = ibkeys ? c->ibkeys : c->stock;
+		const char *got;
+
+		switch (c->kind) {
+		case N_RDMA:
+			got = neg_rdma(&e, c);
+			break;
+		case N_BIND_ZB_OUTSIDE:
+			got = neg_bind(&e, e.mr_all,
+				       (uintptr_t)e.buf_all + 0x10000,
+				       IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_ZERO_BASED);
+			break;
+		case N_BIND_MR_PD:
+			got = neg_bind(&e, mr_bind2, (uintptr_t)buf2,
+				       IBV_ACCESS_REMOTE_READ);
+			break;
+		default:
+			got = neg_ud(&e, c, &s, &r, &aa, ah);
+			break;
+		}
+		tap_diag("neg: %s\t%s\t%s", c->request, c->rule, got);
+		tap_ok(strcmp(got, want) == 0, "neg on %s: %s: %s (must be: %s)",
+		       module, c->request, got, want);
+	}
+	ibv_dereg_mr(mr_bind2);
+	free(buf2);
+	mem_teardown(&e);
+	return tap_done();
+}
+
+/* ------------------------------------------------------------------------
  * main
  * ------------------------------------------------------------------------ */
 
@@ -2220,7 +2590,8 @@ static int usage(void)
 	      "       rxe_check gids DEV NETDEV\n"
 	      "       rxe_check ud SEND_DEV RECV_DEV RECV_NETDEV\n"
 	      "       rxe_check qkey DEV\n"
-	      "       rxe_check mem REQUESTER_DEV RESPONDER_DEV\n", stderr);
+	      "       rxe_check mem REQUESTER_DEV RESPONDER_DEV\n"
+	      "       rxe_check neg stock|ibkeys\n", stderr);
 	return EXIT_CANNOT_RUN;
 }
 
@@ -2237,5 +2608,7 @@ int main(int argc, char **argv)
 		return cmd_qkey(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "mem") == 0)
 		return cmd_mem(argv[2], argv[3]);
+	if (argc == 3 && strcmp(argv[1], "neg") == 0)
+		return cmd_neg(argv[2]);
 	return usage();
 }
