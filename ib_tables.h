@@ -4225,20 +4225,37 @@ struct ibk__mr_wide {
 #endif
 
 /*
- * The refusals of an object that no request changes, set in IBK__MR_DENY
- * when the cell is written, laid out for one AND with the class of a
- * request's opcode (ibk__mem_op6_class()): any of the four below also
- * sets IBK__MEM_KEYED, which every keyed opcode has; the remote access
- * the object does not grant sits where IBK_ACCESS_REMOTE_* have it; and
- * every cell has IBK__MEM_OTHER, which every other opcode has. No bit
- * shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH or IBK__MEM_CONT.
+ * A refused request's refusals, one bit each, the check that rxe makes
+ * first highest (ibk__mem_object_verdict()'s order): the highest bit set
+ * is the verdict (ibk__mr_refusal_verdict()), and IBK__MR_TO_RULES, the
+ * highest, hands the request to the rules. Those an object has whatever
+ * the request, the IBK__MR_DENY_* bits, are stored in IBK__MR_DENY when
+ * the cell is written; the others are the request's. The AVX2 burst
+ * computes them in its lanes; ibk__mr_refused() tests the same checks in
+ * the same order one by one.
  */
-#define IBK__MR_DENY_GONE	0x100u	/* no object (IBK_MEM_INVALID) */
-#define IBK__MR_DENY_UNBOUND	0x200u	/* window of length 0 */
-#define IBK__MR_DENY_STATE	0x400u	/* not IBK_MEM_VALID */
-#define IBK__MR_DENY_MR		0x800u	/* window on a region that may
-					 * change: its reach reads the MR */
+#define IBK__MR_NO_ALIGN	0x00100u	/* atomic not 8-byte aligned */
+#define IBK__MR_NO_RANGE	0x00200u	/* outside the reach */
+#define IBK__MR_DENY_STATE	0x00400u	/* not IBK_MEM_VALID */
+#define IBK__MR_NO_ACCESS	0x00800u	/* access the object lacks */
+#define IBK__MR_DENY_UNBOUND	0x01000u	/* window of length 0 */
+#define IBK__MR_NO_WINDOW_QP	0x02000u	/* type 2 window, other QP */
+#define IBK__MR_NO_PD		0x04000u	/* the QP's PD is not its */
+#define IBK__MR_NO_KEY		0x08000u	/* R_Key not the object's */
+#define IBK__MR_DENY_GONE	IBK__MR_NO_KEY	/* no object (INVALID) */
+#define IBK__MR_TO_RULES	0x10000u	/* length outside [1, 2^31] */
+#define IBK__MR_DENY_MR		IBK__MR_TO_RULES /* window on a region
+						  * that may change */
 
+/*
+ * IBK__MR_DENY, laid out for one AND with the class of a request's opcode
+ * (ibk__mem_op6_class()): besides the IBK__MR_DENY_* bits, which the AND
+ * drops, IBK__MEM_KEYED when any of them is set, which every keyed opcode
+ * has; the remote access the object does not grant where
+ * IBK_ACCESS_REMOTE_* have it; and IBK__MEM_OTHER, which every other
+ * opcode has. No bit shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH
+ * or IBK__MEM_CONT.
+ */
 /* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
@@ -5112,8 +5129,9 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
  * The R_Key check on AVX2, four requests a step in 64-bit lanes, for a
  * burst to an RC or UC QP: a lane says "granted" only where
  * ibk__mr_probe_read() and ibk__mr_probe_granted() would, by the same
- * terms; every other lane (refused, or left to the rules) gets its
- * verdict from ibk__mr_refused(), out of line, on what the lane read.
+ * terms; each lane computes which checks fail, as refusal bits, and a
+ * refused lane's verdict is its highest bit's (the rules' for
+ * IBK__MR_TO_RULES), with no branch on which check it failed.
  * The BTHs' first bytes are gathered, the RETHs and the cells loaded in
  * rows and transposed (gathers cost more time on some CPUs, AMD's): a
  * cell's values are read as plain vector loads, each 64-bit value of
@@ -5238,31 +5256,55 @@ static inline void ibk__avx2_mr_ext4(const void *const *hdrs, __m256i ok,
 		(const long long *)(uintptr_t)(IBK_BTH_LEN + 8), ptrs, ok, 1);
 }
 
-/* What the vector pass read of up to 32 requests, by lane, for the
- * verdicts of those it does not grant. */
-struct ibk__mr_lanes {
-	uint64_t va[32];
-	uint64_t fields[32];	/* R_Key | the RETH's length << 32 */
-	uint64_t off[32];	/* the cell's byte offset into the copy */
-	uint64_t cls[32];	/* ibk__mem_op6_class(), 0 for a lane that
-				 * read no further than its BTH */
-};
+/* No verdict: what ibk__mr_refusal_verdict() gives IBK__MR_TO_RULES. */
+#define IBK__MR_VERDICT_RULES	0xffu
+
+/* The verdict of refusal bits @bits (not 0): that of the highest one, by
+ * a lookup of bits 8-16, IBK__MR_VERDICT_RULES for IBK__MR_TO_RULES. */
+static inline unsigned ibk__mr_refusal_verdict(uint32_t bits)
+{
+#define IBK__X2(v)	v, v
+#define IBK__X4(v)	IBK__X2(v), IBK__X2(v)
+#define IBK__X8(v)	IBK__X4(v), IBK__X4(v)
+#define IBK__X16(v)	IBK__X8(v), IBK__X8(v)
+#define IBK__X32(v)	IBK__X16(v), IBK__X16(v)
+#define IBK__X64(v)	IBK__X32(v), IBK__X32(v)
+#define IBK__X128(v)	IBK__X64(v), IBK__X64(v)
+	static const uint8_t by_highest[512] = {
+		IBK_MEM_OK, IBK_MEM_ERR_ALIGN, IBK__X2(IBK_MEM_ERR_RANGE),
+		IBK__X4(IBK_MEM_ERR_STATE), IBK__X8(IBK_MEM_ERR_ACCESS),
+		IBK__X16(IBK_MEM_ERR_UNBOUND),
+		IBK__X32(IBK_MEM_ERR_WINDOW_QP), IBK__X64(IBK_MEM_ERR_PD),
+		IBK__X128(IBK_MEM_ERR_KEY), IBK__X128(IBK__MR_VERDICT_RULES),
+		IBK__X128(IBK__MR_VERDICT_RULES),
+	};
+#undef IBK__X2
+#undef IBK__X4
+#undef IBK__X8
+#undef IBK__X16
+#undef IBK__X32
+#undef IBK__X64
+#undef IBK__X128
+
+	return by_highest[bits >> 8 & 0x1ffu];
+}
 
 /*
- * The lanes of requests @hdrs[0..3] that @v grants, as a 4-bit mask
- * (bit j for hdrs[j]); what it read of them in @lanes from lane @at on.
- * The opcode's class from the first two BTH bytes, as in
- * ibk__mr_probe_read(), decides which lanes read their RETH or
- * AtomicETH (ibk__avx2_mr_ext4() reads nothing for the others), then the
- * terms of ibk__mr_probe_granted(): the length in [1, 2^31], the
- * object's refusals, key and PD, a type 2 window's QP, the reach (64-bit
- * unsigned compares, as signed ones of the values with the top bit
- * flipped) and an atomic's alignment.
+ * The refusal bits of requests @hdrs[0..3] as @v sees them, request j's
+ * in bits 0-31 of 64-bit lane j: 0 where the request is granted, else
+ * those of the checks it fails (more may sit above bit 31; only a
+ * granted request has none). The opcode's class from the first two BTH
+ * bytes, as in ibk__mr_probe_read(), decides which lanes read their RETH
+ * or AtomicETH (ibk__avx2_mr_ext4() reads nothing for the others, which
+ * get IBK__MR_TO_RULES); then the checks of ibk__mr_probe_granted(),
+ * each to its bit: the length in [1, 2^31], the key and the PD, a type 2
+ * window's QP, the access, the object's IBK__MR_DENY_* bits, the reach
+ * (64-bit unsigned compares, as signed ones of the values with the top
+ * bit flipped) and an atomic's alignment.
  */
-IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
-				   const uint8_t *table,
-				   const void *const *hdrs,
-				   struct ibk__mr_lanes *lanes, unsigned at)
+IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
+					const uint8_t *table,
+					const void *const *hdrs)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i top = _mm256_set1_epi64x((long long)(1ull << 63));
@@ -5287,8 +5329,9 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 	__m256i eight = _mm256_and_si256(cls, _mm256_set1_epi64x(
 					       IBK_ACCESS_REMOTE_ATOMIC));
 	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
-	__m256i va, fields, len, off, key, from, to, span, miss;
+	__m256i va, fields, len, off, key, from, to, span, bits, term;
 	struct ibk__avx2_mr_cells cell;
+	uint64_t offs[4];
 
 	/* both headers have the address at 0 and the R_Key at 8 */
 	ibk__avx2_mr_ext4(hdrs, ok, &va, &fields);
@@ -5302,72 +5345,62 @@ IBK__HOT int ibk__avx2_mr_granted4(const struct ibk__mr_view *v,
 				_mm256_set1_epi64x(0xffffff00)), 2);
 	off = _mm256_and_si256(off, _mm256_cmpgt_epi64(_mm256_set1_epi64x(
 				(long long)v->capacity * 64), off));
-	_mm256_storeu_si256((__m256i *)(void *)&lanes->va[at], va);
-	_mm256_storeu_si256((__m256i *)(void *)&lanes->fields[at], fields);
-	_mm256_storeu_si256((__m256i *)(void *)&lanes->off[at], off);
-	_mm256_storeu_si256((__m256i *)(void *)&lanes->cls[at],
-			    _mm256_and_si256(cls, ok));
-	cell = ibk__avx2_mr_cells4(v->cells, &lanes->off[at]);
-	/* the length outside [1, 2^31], the object's refusals */
-	miss = _mm256_or_si256(
-		_mm256_srli_epi64(_mm256_sub_epi64(len, _mm256_set1_epi64x(1)),
-				  31),
-		_mm256_and_si256(cell.deny, cls));
-	/* the key and PD, and a type 2 window's QP: (QPN ^ the QP's) &
-	 * the mask above it */
+	_mm256_storeu_si256((__m256i *)(void *)offs, off);
+	cell = ibk__avx2_mr_cells4(v->cells, offs);
+	/* a header the rules check; a length outside [1, 2^31]: (len - 1)
+	 * >> 31 is not 0, and its bits from 16 up IBK__MR_TO_RULES */
+	bits = _mm256_or_si256(_mm256_andnot_si256(ok, _mm256_set1_epi64x(
+						   IBK__MR_TO_RULES)),
+		_mm256_slli_epi64(_mm256_srli_epi64(_mm256_sub_epi64(len,
+					_mm256_set1_epi64x(1)), 31), 16));
+	/* the R_Key in the low half, the PD in the high half: each half
+	 * that differs sets its bit, the PD's folded down */
 	key = _mm256_blend_epi32(fields, _mm256_set1_epi64x(
 					(long long)v->pd_high), 0xaa);
-	miss = _mm256_or_si256(miss, _mm256_xor_si256(
-		cell.key, key));
-	miss = _mm256_or_si256(miss, _mm256_and_si256(
-		_mm256_xor_si256(cell.qpn, _mm256_set1_epi64x(v->qpn)),
-		_mm256_srli_epi64(cell.qpn, 32)));
-	/* an atomic's address not 8-aligned */
-	miss = _mm256_or_si256(miss, _mm256_andnot_si256(keyed,
-		_mm256_and_si256(va, _mm256_set1_epi64x(7))));
+	term = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_xor_si256(
+						cell.key, key), zero),
+		_mm256_set1_epi64x((long long)((uint64_t)IBK__MR_NO_PD << 32 |
+					       IBK__MR_NO_KEY)));
+	bits = _mm256_or_si256(bits, _mm256_or_si256(term,
+					_mm256_srli_epi64(term, 32)));
+	/* a type 2 window's QP: (QPN ^ the QP's) & the mask above it */
+	term = _mm256_and_si256(_mm256_xor_si256(cell.qpn,
+					_mm256_set1_epi64x(v->qpn)),
+				_mm256_srli_epi64(cell.qpn, 32));
+	bits = _mm256_or_si256(bits, _mm256_andnot_si256(
+		_mm256_cmpeq_epi64(term, zero),
+		_mm256_set1_epi64x(IBK__MR_NO_WINDOW_QP)));
+	/* the access the object lacks, and its IBK__MR_DENY_* bits */
+	term = _mm256_and_si256(_mm256_and_si256(cell.deny, cls),
+				_mm256_set1_epi64x(IBK_ACCESS_REMOTE));
+	bits = _mm256_or_si256(bits, _mm256_andnot_si256(
+		_mm256_cmpeq_epi64(term, zero),
+		_mm256_set1_epi64x(IBK__MR_NO_ACCESS)));
+	bits = _mm256_or_si256(bits, _mm256_and_si256(cell.deny,
+		_mm256_set1_epi64x(IBK__MR_DENY_STATE | IBK__MR_DENY_UNBOUND |
+				   IBK__MR_DENY_GONE | IBK__MR_DENY_MR)));
 	/* ibk__mr_probe_outside(): va - reach + len carries or is above
 	 * the span */
 	from = _mm256_xor_si256(_mm256_sub_epi64(va, cell.reach), top);
 	to = _mm256_add_epi64(from, len);	/* both with the top flipped */
 	span = _mm256_xor_si256(cell.span, top);
-	ok = _mm256_and_si256(ok, _mm256_cmpeq_epi64(miss, zero));
-	ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(from, to),
-						 _mm256_cmpgt_epi64(to, span)),
-				 ok);
-	return _mm256_movemask_pd(_mm256_castsi256_pd(ok));
-}
-#endif
-
-#if defined(IBK__MR_AVX2)
-/* Inside a read section of copy @c of @t, seen through @v: the verdict
- * on @bth, lane @k of @lanes, which the vector pass did not grant, by
- * ibk__mr_refused() from what the pass read (as ibk__mr_probe_read()
- * reads it). */
-static inline enum ibk_mem_verdict
-ibk__mr_lane_verdict(const struct ibk_mr_table *t, unsigned c,
-		     const struct ibk__mr_view *v,
-		     const struct ibk_mem_qp *qp, const void *bth,
-		     const struct ibk__mr_lanes *lanes, unsigned k)
-{
-	struct ibk__mr_probe r;
-
-	r.cls = (uint32_t)lanes->cls[k];
-	if (r.cls == 0)		/* a keyed opcode's class is not 0 */
-		return ibk__mr_refused(t, c, qp, bth, NULL);
-	r.eight = r.cls & IBK_ACCESS_REMOTE_ATOMIC;
-	r.len = r.eight ? r.eight : (uint32_t)(lanes->fields[k] >> 32);
-	r.rkey = (uint32_t)lanes->fields[k];
-	r.va = lanes->va[k];
-	r.cell = (const struct ibk_mr_cell *)(const void *)
-		 ((const char *)v->cells + lanes->off[k]);
-	return ibk__mr_refused(t, c, qp, bth, &r);
+	bits = _mm256_or_si256(bits, _mm256_and_si256(_mm256_or_si256(
+		_mm256_cmpgt_epi64(from, to), _mm256_cmpgt_epi64(to, span)),
+		_mm256_set1_epi64x(IBK__MR_NO_RANGE)));
+	/* an atomic's address not 8-aligned */
+	term = _mm256_andnot_si256(keyed, _mm256_and_si256(va,
+					_mm256_set1_epi64x(7)));
+	return _mm256_or_si256(bits, _mm256_andnot_si256(
+		_mm256_cmpeq_epi64(term, zero),
+		_mm256_set1_epi64x(IBK__MR_NO_ALIGN)));
 }
 
 /*
  * ibk__mr_check_many() of @n requests, 4 to 32 and a multiple of 4, on
- * AVX2: the vector pass first, its granted lanes in a bit mask, every
- * verdict set to IBK_MEM_OK; then the lanes it did not grant, one by
- * one. Returns how many are IBK_MEM_OK.
+ * AVX2: the vector pass first, every verdict set to IBK_MEM_OK and the
+ * refusal bits of each lane kept; then each refused lane's verdict from
+ * its bits, the rules' where they say so. Returns how many are
+ * IBK_MEM_OK.
  */
 static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 					unsigned c,
@@ -5378,16 +5411,17 @@ static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 					uint8_t *verdicts, size_t n)
 {
 	const struct ibk__mr_view view = *v;	/* no verdict store aliases */
-	struct ibk__mr_lanes lanes;
+	uint64_t bits[32];
 	uint32_t granted = 0, refused;
-	enum ibk_mem_verdict verdict;
+	unsigned verdict;
 	size_t i, ok = n;
 
 	for (i = 0; i < n; i += 4) {
-		granted |= (uint32_t)ibk__avx2_mr_granted4(&view, table,
-							   hdrs + i,
-							   &lanes,
-							   (unsigned)i) << i;
+		__m256i b = ibk__avx2_mr_refusals4(&view, table, hdrs + i);
+
+		_mm256_storeu_si256((__m256i *)(void *)&bits[i], b);
+		granted |= (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(
+			_mm256_cmpeq_epi64(b, _mm256_setzero_si256()))) << i;
 		verdicts[i] = IBK_MEM_OK;
 		verdicts[i + 1] = IBK_MEM_OK;
 		verdicts[i + 2] = IBK_MEM_OK;
@@ -5396,10 +5430,11 @@ static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 	refused = ~granted & (uint32_t)(((uint64_t)1 << n) - 1u);
 	for (; refused != 0; refused &= refused - 1u) {
 		i = (size_t)__builtin_ctz(refused);
-		verdict = ibk__mr_lane_verdict(t, c, v, qp, hdrs[i], &lanes,
-					       (unsigned)i);
+		verdict = ibk__mr_refusal_verdict((uint32_t)bits[i]);
+		if (verdict == IBK__MR_VERDICT_RULES)
+			verdict = ibk__mr_refused(t, c, qp, hdrs[i], NULL);
 		verdicts[i] = (uint8_t)verdict;
-		ok -= verdict != IBK_MEM_OK;
+		ok -= verdict != IBK_MEM_OK;	/* the rules grant a 0-byte one */
 	}
 	return ok;
 }

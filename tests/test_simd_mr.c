@@ -11,7 +11,8 @@
  * remote access, of another PD, zero-based, ending exactly at 2^64 or
  * starting at 0, a fast-register region not yet registered, windows of
  * type 1 and 2 bound (one zero-based, one to another QP, one ending at
- * 2^64) and unbound, and empty indexes. Bursts of every length 0..64
+ * 2^64) and unbound, a deregistered region whose key requests still
+ * carry, and empty indexes. Bursts of every length 0..64
  * carry requests of every kind of opcode (with and without a RETH,
  * atomics, other transports), TVer not 0, P_Key bytes of any value,
  * keys of the object, of another key byte or index or beyond the table,
@@ -88,7 +89,7 @@ static bool bind(uint32_t mw, uint32_t mr, uint32_t access, uint32_t qpn,
 	return true;
 }
 
-/* The objects; indexes 19 to CAP - 1 stay empty. */
+/* The objects; indexes 20 to CAP - 1 stay empty. */
 static bool fill_table(void)
 {
 	const uint32_t rw = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE;
@@ -118,6 +119,9 @@ static bool fill_table(void)
 	ok &= add(16, IBK_MEM_MR, 1, host, 0 - 0x4000ull, 0x4000);
 	ok &= add(17, IBK_MEM_MW1, 1, 0, 0, 0);
 	ok &= add(18, IBK_MEM_MR, 1, rw | IBK_ACCESS_ZERO_BASED, 0, 0x800);
+	/* deregistered: its key, PD and access stay, its state INVALID */
+	ok &= add(19, IBK_MEM_MR, 1, rw, 0x70000, 0x1000);
+	ok &= ibk_mr_table_deregister(&table, keys[19]) == IBK_MEMOP_OK;
 	ok &= bind(8, 7, IBK_ACCESS_REMOTE, QPN_A, 0x101000, 0x2000);
 	ok &= bind(9, 7, IBK_ACCESS_REMOTE | IBK_ACCESS_ZERO_BASED, QPN_A,
 		   0x104000, 0x1000);
