@@ -488,9 +488,11 @@ static inline void ibk__fence_release(void)
 #define IBK__COLD \
 	static __attribute__((__noinline__, __cold__, __unused__))
 #define IBK__HOT	static inline __attribute__((__always_inline__))
+#define IBK__LIKELY(x)	__builtin_expect(!!(x), 1)
 #else
 #define IBK__COLD	static inline
 #define IBK__HOT	static inline
+#define IBK__LIKELY(x)	(x)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -4231,8 +4233,8 @@ struct ibk__mr_wide {
  * highest, hands the request to the rules. Those an object has whatever
  * the request, the IBK__MR_DENY_* bits, are stored in IBK__MR_DENY when
  * the cell is written; the others are the request's. The AVX2 burst
- * computes them in its lanes; ibk__mr_refused() tests the same checks in
- * the same order one by one.
+ * computes them in its lanes; ibk__mr_check_one() tests the same checks
+ * in the same order.
  */
 #define IBK__MR_NO_ALIGN	0x00100u	/* atomic not 8-byte aligned */
 #define IBK__MR_NO_RANGE	0x00200u	/* outside the reach */
@@ -4972,96 +4974,90 @@ static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
 	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN));
 }
 
-/*
- * True iff the request ibk__mr_probe_read() took is granted (IBK_MEM_OK).
- * False also for what the fast path leaves to the rules: a length of 0 or
- * above 2^31, a window whose region may change. A few tests, each a
- * branch that a granted request never takes: fewer values live at once
- * than in one OR of every term, and no flag turned into a value.
- */
-static inline bool ibk__mr_probe_granted(const struct ibk__mr_probe *r,
-					 const struct ibk__mr_view *v)
+/* Inside a read section begun at count @gen: the verdict of the rules on
+ * @bth, for what the fast path leaves to them (the header, the opcode or
+ * the QP's access, the length, a window of a region that may change).
+ * The count, not the copy: the hot path keeps one value fewer. */
+IBK__COLD enum ibk_mem_verdict
+ibk__mr_by_rules(const struct ibk_mr_table *t, uint32_t gen,
+		 const struct ibk_mem_qp *qp, const void *bth)
 {
-	const struct ibk_mr_cell *c = r->cell;
-	uint64_t from, to;
-
-	if (((r->len - 1u) >> 31 |
-	     (ibk__load(&c->word[IBK__MR_DENY], relaxed) & r->cls) |
-	     (ibk__mr_load64(c, IBK__MR_KEY) ^ (v->pd_high | r->rkey))) != 0)
-		return false;
-	if (((ibk__load(&c->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
-	     ibk__load(&c->word[IBK__MR_QPN_MASK], relaxed)) != 0)
-		return false;
-	/* ibk__mr_probe_outside(), as two branches */
-	from = r->va - ibk__mr_load64(c, IBK__MR_REACH);
-	to = from + r->len;
-	if (to < from)
-		return false;
-	if (to > ibk__mr_load64(c, IBK__MR_SPAN))
-		return false;
-	return ((uint32_t)r->va & 7u) * r->eight == 0;
+	return ibk__mr_check_rules(t, ibk_latch_copy(gen), qp, bth);
 }
 
 /*
- * A refused request's verdict, from what the fast path read of @bth in
- * @r (NULL if its header, opcode or the QP's access did not let it read
- * further); for what it leaves to the rules (those, the length, a window
- * of a region that may change), by ibk__mr_check_rules(); for the
- * others, the object's checks one by one in rxe's order
- * (ibk__mem_object_verdict()), the first that fails answering.
+ * The verdict on request @r of @bth when the first test of
+ * ibk__mr_check_one() refused it: @key, @deny and @window_qp are the
+ * values that test ORed. Each of its terms is a check that rxe makes
+ * before the reach and the alignment, so the first of them that fails,
+ * in rxe's order (ibk__mem_object_verdict()), is the verdict.
  */
-IBK__COLD enum ibk_mem_verdict
-ibk__mr_refused(const struct ibk_mr_table *t, unsigned c,
+static inline enum ibk_mem_verdict
+ibk__mr_refused(const struct ibk_mr_table *t, uint32_t gen,
 		const struct ibk_mem_qp *qp, const void *bth,
-		const struct ibk__mr_probe *r)
+		const struct ibk__mr_probe *r, uint64_t key, uint32_t deny,
+		uint32_t window_qp)
 {
-	const struct ibk_mr_cell *cell;
-	uint64_t key;
-	uint32_t deny;
-
-	if (!r)
-		return ibk__mr_check_rules(t, c, qp, bth);
-	cell = r->cell;
-	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
-		return ibk__mr_check_rules(t, c, qp, bth);
-	key = ibk__mr_load64(cell, IBK__MR_KEY);
-	if ((uint32_t)key != r->rkey || (deny & IBK__MR_DENY_GONE))
+		return ibk__mr_by_rules(t, gen, qp, bth);
+	if ((uint32_t)key != 0 || (deny & IBK__MR_DENY_GONE))
 		return IBK_MEM_ERR_KEY;
-	if ((uint32_t)(key >> 32) != qp->pd)
+	if ((key >> 32) != 0)
 		return IBK_MEM_ERR_PD;
-	if ((ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ qp->qpn) &
-	    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed))
+	if (window_qp != 0)
 		return IBK_MEM_ERR_WINDOW_QP;
 	if (deny & IBK__MR_DENY_UNBOUND)
 		return IBK_MEM_ERR_UNBOUND;
 	if (deny & r->cls & IBK_ACCESS_REMOTE)
 		return IBK_MEM_ERR_ACCESS;
-	if (deny & IBK__MR_DENY_STATE)
-		return IBK_MEM_ERR_STATE;
-	if (ibk__mr_probe_outside(r))
-		return IBK_MEM_ERR_RANGE;
-	if ((r->va & 7u) != 0 && r->eight != 0)
-		return IBK_MEM_ERR_ALIGN;
-	/* granted after all: the fast path read a cell being written, and
-	 * the read section will retry; the rules say what they say */
-	return ibk__mr_check_rules(t, c, qp, bth);
+	/* deny & cls was not 0, and of its bits only IBK__MEM_KEYED is
+	 * left, for IBK__MR_DENY_STATE */
+	return IBK_MEM_ERR_STATE;
 }
 
-/* Inside a read section of copy @c of @t, seen through @v: the verdict
- * on @bth, through the fast path when it grants the request. */
+/*
+ * Inside a read section of @t begun at count @gen, seen through @v: the
+ * verdict on @bth, by the fast path when its header lets it read the request
+ * (ibk__mr_probe_read()). Three tests, in rxe's order, each a branch a
+ * granted request never takes: one OR of the terms checked first (the
+ * length in [1, 2^31], the object's refusals of the opcode's class, the
+ * R_Key and PD as one 64-bit value, a type 2 window's QP), then the
+ * reach, then an atomic's alignment. A test that fails says which checks
+ * are left, so that the reach's and the alignment's say the verdict
+ * alone, and the first one's terms, still at hand, say theirs
+ * (ibk__mr_refused()); only what the rules decide leaves the function.
+ */
 IBK__HOT enum ibk_mem_verdict
-ibk__mr_check_one(const struct ibk_mr_table *t, unsigned c,
+ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 		  const struct ibk__mr_view *v, const struct ibk_mem_qp *qp,
 		  const void *bth)
 {
 	struct ibk__mr_probe r;
+	const struct ibk_mr_cell *cell;
+	uint64_t key, from, to;
+	uint32_t deny, window_qp;
 
 	if (!ibk__mr_probe_read(&r, v, bth))
-		return ibk__mr_refused(t, c, qp, bth, NULL);
-	if (ibk__mr_probe_granted(&r, v))
-		return IBK_MEM_OK;
-	return ibk__mr_refused(t, c, qp, bth, &r);
+		return ibk__mr_by_rules(t, gen, qp, bth);
+	cell = r.cell;
+	key = ibk__mr_load64(cell, IBK__MR_KEY) ^ (v->pd_high | r.rkey);
+	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
+	window_qp = (ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
+		    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed);
+	if (!IBK__LIKELY(((r.len - 1u) >> 31 | (deny & r.cls) | key |
+			  window_qp) == 0))
+		return ibk__mr_refused(t, gen, qp, bth, &r, key, deny,
+				       window_qp);
+	/* ibk__mr_probe_outside(), as two branches */
+	from = r.va - ibk__mr_load64(cell, IBK__MR_REACH);
+	to = from + r.len;
+	if (!IBK__LIKELY(to >= from) ||
+	    !IBK__LIKELY(to <= ibk__mr_load64(cell, IBK__MR_SPAN)))
+		return IBK_MEM_ERR_RANGE;
+	/* eight is 0 or 8: an atomic's address & 7, times 8 */
+	if (!IBK__LIKELY(((uint32_t)r.va * r.eight & 0x38u) == 0))
+		return IBK_MEM_ERR_ALIGN;
+	return IBK_MEM_OK;
 }
 
 /* One read section for ibk_mr_table_check(), begun at the count it puts
@@ -5077,7 +5073,7 @@ ibk__mr_check_section(const struct ibk_mr_table *t,
 	*gen = ibk_latch_read_begin(&t->latch);
 	c = ibk_latch_copy(*gen);
 	view = ibk__mr_view_of(t, c, qp);
-	return ibk__mr_check_one(t, c, &view, qp, bth);
+	return ibk__mr_check_one(t, *gen, &view, qp, bth);
 }
 
 /* ibk_mr_table_check() once a writer finished a half-update during its
@@ -5403,7 +5399,7 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
  * IBK_MEM_OK.
  */
 static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
-					unsigned c,
+					uint32_t gen,
 					const struct ibk__mr_view *v,
 					const struct ibk_mem_qp *qp,
 					const uint8_t *table,
@@ -5432,7 +5428,7 @@ static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 		i = (size_t)__builtin_ctz(refused);
 		verdict = ibk__mr_refusal_verdict((uint32_t)bits[i]);
 		if (verdict == IBK__MR_VERDICT_RULES)
-			verdict = ibk__mr_refused(t, c, qp, hdrs[i], NULL);
+			verdict = ibk__mr_by_rules(t, gen, qp, hdrs[i]);
 		verdicts[i] = (uint8_t)verdict;
 		ok -= verdict != IBK_MEM_OK;	/* the rules grant a 0-byte one */
 	}
@@ -5440,12 +5436,12 @@ static inline size_t ibk__mr_check_avx2(const struct ibk_mr_table *t,
 }
 #endif
 
-/* Inside a read section of copy @c of @t, seen through @v: the verdicts
+/* Inside a read section begun at count @gen, @t seen through @v: the verdicts
  * of @n requests, as ibk__mr_check_one() gives them; returns how many
  * are IBK_MEM_OK. On AVX2, for an RC or UC QP, whole groups of four in
  * ibk__mr_check_avx2(), 32 at a time. */
 static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
-					unsigned c,
+					uint32_t gen,
 					const struct ibk__mr_view *v,
 					const struct ibk_mem_qp *qp,
 					const void *const *hdrs,
@@ -5462,12 +5458,12 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
 
 	for (; i < whole; i += m) {
 		m = whole - i < 32 ? whole - i : 32;
-		ok += ibk__mr_check_avx2(t, c, v, qp, table, hdrs + i,
+		ok += ibk__mr_check_avx2(t, gen, v, qp, table, hdrs + i,
 					 verdicts + i, m);
 	}
 #endif
 	for (; i < n; i++) {
-		verdict = ibk__mr_check_one(t, c, v, qp, hdrs[i]);
+		verdict = ibk__mr_check_one(t, gen, v, qp, hdrs[i]);
 		verdicts[i] = (uint8_t)verdict;
 		ok += verdict == IBK_MEM_OK;
 	}
@@ -5499,7 +5495,7 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 		gen = ibk_latch_read_begin(&t->latch);
 		c = ibk_latch_copy(gen);
 		view = ibk__mr_view_of(t, c, qp);
-		ok = ibk__mr_check_many(t, c, &view, qp, hdrs, verdicts, n);
+		ok = ibk__mr_check_many(t, gen, &view, qp, hdrs, verdicts, n);
 	} while (ibk_latch_read_retry(&t->latch, gen));
 	return ok;
 }
