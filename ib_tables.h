@@ -5104,9 +5104,10 @@ ibk__mr_check_retried(const struct ibk_mr_table *t,
  * never takes: the header, the request's fields once, and one cell,
  * which holds everything the check compares (the R_Key and PD as one
  * 64-bit value, a window's reach already cut to its region's). A refused
- * one takes its verdict, out of line, from what the pass read; what the
- * pass does not cover goes through the rules one by one. The read
- * section is straight-line code; its retry, rare, is out of line.
+ * one takes its verdict from the values the pass read, in the same
+ * function; only what the pass does not cover goes, out of line, through
+ * the rules one by one. The read section is straight-line code; its
+ * retry, rare, is out of line.
  */
 IBK__HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
