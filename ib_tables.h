@@ -4911,16 +4911,13 @@ ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
 	return v;
 }
 
-/* One request as the fast path reads it, with the cell its R_Key's index
- * names: the cell of index 0 when the index is beyond the table, whose
- * key (index 0, or no object) the request's then never is. */
+/* One request as the fast path reads it. */
 struct ibk__mr_probe {
 	uint32_t cls;		/* ibk__mem_op6_class() of the opcode */
 	uint32_t len;		/* 8 for an atomic, else the RETH's */
 	uint32_t rkey;
 	uint32_t eight;		/* 8 for an atomic, else 0 */
 	uint64_t va;
-	const struct ibk_mr_cell *cell;
 };
 
 /*
@@ -4928,7 +4925,7 @@ struct ibk__mr_probe {
  * SWAP, FETCH ADD) of the QP's transport, with TVer 0, that the QP's
  * access flags allow (both from @v): false, reading no further than the
  * BTH, for any other; the rules check those. What else does not fit
- * shows up as a refusal in ibk__mr_probe_granted().
+ * shows up as a refusal in ibk__mr_check_one().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk__mr_view *v,
@@ -4937,7 +4934,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	const uint8_t *p = (const uint8_t *)bth;
 	const uint8_t *ext = p + IBK_BTH_LEN;
 	uint32_t head = ibk__load_le16(p);
-	uint32_t index, raw, eight;
+	uint32_t raw, eight;
 
 	r->cls = ibk__mem_op6_class(head & 0x3fu);
 	if ((((head ^ v->head_want) & IBK__MR_HEAD_MASK) |
@@ -4953,25 +4950,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	raw = ibk__load_be32(ext + 12);
 	r->len = eight ? eight : raw;
 	r->eight = eight;
-	index = ibk_rkey_index(r->rkey);
-	/* masked, not selected: compilers keep a branch-free form */
-	r->cell = &v->cells[index & (0u - (uint32_t)(index < v->capacity))];
 	return true;
-}
-
-/*
- * Whether the request is past the end of the cell's reach: va - lo + len
- * carries or exceeds the span. For len >= 1 and a reach with lo + span <=
- * 2^64 that is exactly "outside": below lo, va - lo wraps to at least
- * 2^64 - lo >= span.
- */
-static inline uint32_t ibk__mr_probe_outside(const struct ibk__mr_probe *r)
-{
-	uint64_t from = r->va - ibk__mr_load64(r->cell, IBK__MR_REACH);
-	uint64_t to = from + r->len;
-
-	return (uint32_t)(to < from) |
-	       (uint32_t)(to > ibk__mr_load64(r->cell, IBK__MR_SPAN));
 }
 
 /* Inside a read section begun at count @gen: the verdict of the rules on
@@ -4986,7 +4965,7 @@ ibk__mr_by_rules(const struct ibk_mr_table *t, uint32_t gen,
 }
 
 /*
- * The verdict on request @r of @bth when the first test of
+ * The verdict on request @r of @bth when the OR test of
  * ibk__mr_check_one() refused it: @key, @deny and @window_qp are the
  * values that test ORed. Each of its terms is a check that rxe makes
  * before the reach and the alignment, so the first of them that fails,
@@ -5017,14 +4996,16 @@ ibk__mr_refused(const struct ibk_mr_table *t, uint32_t gen,
 
 /*
  * Inside a read section of @t begun at count @gen, seen through @v: the
- * verdict on @bth, by the fast path when its header lets it read the request
- * (ibk__mr_probe_read()). Three tests, in rxe's order, each a branch a
- * granted request never takes: one OR of the terms checked first (the
- * length in [1, 2^31], the object's refusals of the opcode's class, the
- * R_Key and PD as one 64-bit value, a type 2 window's QP), then the
- * reach, then an atomic's alignment. A test that fails says which checks
- * are left, so that the reach's and the alignment's say the verdict
- * alone, and the first one's terms, still at hand, say theirs
+ * verdict on @bth, by the fast path when its header lets it read the
+ * request (ibk__mr_probe_read()). Four tests, in rxe's order, each a
+ * branch a granted request never takes: the R_Key's index inside the
+ * table, decided before any cell is read, so that a request for no
+ * object costs a mispredicted branch that resolves early; one OR of the
+ * terms checked next (the length in [1, 2^31], the object's refusals of
+ * the opcode's class, the R_Key and PD as one 64-bit value, a type 2
+ * window's QP); the reach; an atomic's alignment. A test that fails says
+ * which checks are left, so that each but the second says the verdict
+ * alone, and the second's terms, still at hand, say theirs
  * (ibk__mr_refused()); only what the rules decide leaves the function.
  */
 IBK__HOT enum ibk_mem_verdict
@@ -5035,11 +5016,17 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 	struct ibk__mr_probe r;
 	const struct ibk_mr_cell *cell;
 	uint64_t key, from, to;
-	uint32_t deny, window_qp;
+	uint32_t index, deny, window_qp;
 
 	if (!ibk__mr_probe_read(&r, v, bth))
 		return ibk__mr_by_rules(t, gen, qp, bth);
-	cell = r.cell;
+	index = ibk_rkey_index(r.rkey);
+	/* no object: the R_Key's refusal, unless the length's comes first;
+	 * a branch, that an index past the table takes before any cell */
+	if (!IBK__LIKELY(index < v->capacity))
+		return (r.len - 1u) >> 31 ? ibk__mr_by_rules(t, gen, qp, bth) :
+					    IBK_MEM_ERR_KEY;
+	cell = &v->cells[index];
 	key = ibk__mr_load64(cell, IBK__MR_KEY) ^ (v->pd_high | r.rkey);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	window_qp = (ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
@@ -5048,7 +5035,10 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 			  window_qp) == 0))
 		return ibk__mr_refused(t, gen, qp, bth, &r, key, deny,
 				       window_qp);
-	/* ibk__mr_probe_outside(), as two branches */
+	/* outside the reach: va - lo + len carries or exceeds the span;
+	 * for len >= 1 and a reach with lo + span <= 2^64 that is exactly
+	 * "outside", as below lo va - lo wraps to at least 2^64 - lo >=
+	 * span */
 	from = r.va - ibk__mr_load64(cell, IBK__MR_REACH);
 	to = from + r.len;
 	if (!IBK__LIKELY(to >= from) ||
@@ -5125,7 +5115,7 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 /*
  * The R_Key check on AVX2, four requests a step in 64-bit lanes, for a
  * burst to an RC or UC QP: a lane says "granted" only where
- * ibk__mr_probe_read() and ibk__mr_probe_granted() would, by the same
+ * ibk__mr_probe_read() and ibk__mr_check_one() would, by the same
  * terms; each lane computes which checks fail, as refusal bits, and a
  * refused lane's verdict is its highest bit's (the rules' for
  * IBK__MR_TO_RULES), with no branch on which check it failed.
@@ -5293,7 +5283,7 @@ static inline unsigned ibk__mr_refusal_verdict(uint32_t bits)
  * granted request has none). The opcode's class from the first two BTH
  * bytes, as in ibk__mr_probe_read(), decides which lanes read their RETH
  * or AtomicETH (ibk__avx2_mr_ext4() reads nothing for the others, which
- * get IBK__MR_TO_RULES); then the checks of ibk__mr_probe_granted(),
+ * get IBK__MR_TO_RULES); then the checks of ibk__mr_check_one(),
  * each to its bit: the length in [1, 2^31], the key and the PD, a type 2
  * window's QP, the access, the object's IBK__MR_DENY_* bits, the reach
  * (64-bit unsigned compares, as signed ones of the values with the top
@@ -5376,8 +5366,8 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 	bits = _mm256_or_si256(bits, _mm256_and_si256(cell.deny,
 		_mm256_set1_epi64x(IBK__MR_DENY_STATE | IBK__MR_DENY_UNBOUND |
 				   IBK__MR_DENY_GONE | IBK__MR_DENY_MR)));
-	/* ibk__mr_probe_outside(): va - reach + len carries or is above
-	 * the span */
+	/* as ibk__mr_check_one() tests the reach: va - reach + len carries
+	 * or is above the span */
 	from = _mm256_xor_si256(_mm256_sub_epi64(va, cell.reach), top);
 	to = _mm256_add_epi64(from, len);	/* both with the top flipped */
 	span = _mm256_xor_si256(cell.span, top);
