@@ -4228,13 +4228,19 @@ struct ibk__mr_wide {
 
 /*
  * A refused request's refusals, one bit each, the check that rxe makes
- * first highest (ibk__mem_object_verdict()'s order): the highest bit set
- * is the verdict (ibk__mr_refusal_verdict()), and IBK__MR_TO_RULES, the
- * highest, hands the request to the rules. Those an object has whatever
+ * first highest (ibk__mem_object_verdict()'s order), so that the highest
+ * bit set is the verdict; IBK__MR_TO_RULES, the highest, hands the
+ * request to the rules. The AVX2 burst computes them in its lanes and
+ * looks the verdict up (ibk__mr_refusal_verdict()); ibk__mr_check_one()
+ * tests the same checks in the same order. Those an object has whatever
  * the request, the IBK__MR_DENY_* bits, are stored in IBK__MR_DENY when
- * the cell is written; the others are the request's. The AVX2 burst
- * computes them in its lanes; ibk__mr_check_one() tests the same checks
- * in the same order.
+ * the cell is written, laid out for one AND with the class of a
+ * request's opcode (ibk__mem_op6_class()): besides those bits, which the
+ * AND drops, IBK__MEM_KEYED when any of them is set, which every keyed
+ * opcode has; the remote access the object does not grant where
+ * IBK_ACCESS_REMOTE_* have it; and IBK__MEM_OTHER, which every other
+ * opcode has. No bit shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH
+ * or IBK__MEM_CONT.
  */
 #define IBK__MR_NO_ALIGN	0x00100u	/* atomic not 8-byte aligned */
 #define IBK__MR_NO_RANGE	0x00200u	/* outside the reach */
@@ -4249,15 +4255,6 @@ struct ibk__mr_wide {
 #define IBK__MR_DENY_MR		IBK__MR_TO_RULES /* window on a region
 						  * that may change */
 
-/*
- * IBK__MR_DENY, laid out for one AND with the class of a request's opcode
- * (ibk__mem_op6_class()): besides the IBK__MR_DENY_* bits, which the AND
- * drops, IBK__MEM_KEYED when any of them is set, which every keyed opcode
- * has; the remote access the object does not grant where
- * IBK_ACCESS_REMOTE_* have it; and IBK__MEM_OTHER, which every other
- * opcode has. No bit shares a place with IBK__MEM_ATOMIC, IBK__MEM_FLUSH
- * or IBK__MEM_CONT.
- */
 /* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
