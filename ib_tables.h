@@ -4838,14 +4838,17 @@ ibk__mr_check_in(const struct ibk_mr_table *t, unsigned c,
 }
 
 /*
- * Inside a read section of copy @c: the whole responder check of @bth,
- * done by the rules as ib_keys.h states them, one after the other: the
- * parse, then the QP-level rules, then the object and, for a window, its
- * region as read now. What the fast path hands over when it is not sure.
+ * Inside a read section begun at count @gen: the whole responder check of
+ * @bth, done by the rules as ib_keys.h states them, one after the other:
+ * the parse, then the QP-level rules, then the object and, for a window,
+ * its region as read now. What the fast path hands over for what it does
+ * not cover (the header, the opcode or the QP's access, the length, a
+ * window of a region that may change), out of line. It takes the count,
+ * not the copy: the hot path keeps one value fewer.
  */
-static inline enum ibk_mem_verdict
-ibk__mr_check_rules(const struct ibk_mr_table *t, unsigned c,
-		    const struct ibk_mem_qp *qp, const void *bth)
+IBK__COLD enum ibk_mem_verdict
+ibk__mr_by_rules(const struct ibk_mr_table *t, uint32_t gen,
+		 const struct ibk_mem_qp *qp, const void *bth)
 {
 	struct ibk_mem_request req;
 	enum ibk_mem_verdict v = ibk_mem_request_parse(qp->type, bth, &req);
@@ -4854,7 +4857,7 @@ ibk__mr_check_rules(const struct ibk_mr_table *t, unsigned c,
 		return ibk_mem_check(qp, &req, NULL, NULL);
 	if (v != IBK_MEM_OK)
 		return v;
-	return ibk__mr_check_in(t, c, qp, &req);
+	return ibk__mr_check_in(t, ibk_latch_copy(gen), qp, &req);
 }
 
 /*
@@ -4948,17 +4951,6 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	r->len = eight ? eight : raw;
 	r->eight = eight;
 	return true;
-}
-
-/* Inside a read section begun at count @gen: the verdict of the rules on
- * @bth, for what the fast path leaves to them (the header, the opcode or
- * the QP's access, the length, a window of a region that may change).
- * The count, not the copy: the hot path keeps one value fewer. */
-IBK__COLD enum ibk_mem_verdict
-ibk__mr_by_rules(const struct ibk_mr_table *t, uint32_t gen,
-		 const struct ibk_mem_qp *qp, const void *bth)
-{
-	return ibk__mr_check_rules(t, ibk_latch_copy(gen), qp, bth);
 }
 
 /*
