@@ -4172,12 +4172,20 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
  * storage is 64-byte aligned), a window's included, whose reach is cut
  * to its region's bytes when the window is bound.
  *
+ * The responder check takes the QP a request arrived on as struct
+ * ibk_mem_qp, or as a struct ibk_mr_qp prepared from it once and kept
+ * with the QP (ibk_mr_qp_prepare(), again after a modify_qp that changes
+ * it): the same verdicts, without working out on every request what the
+ * QP allows.
+ *
  *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
  *	static struct ibk_mr_table mrs;
  *
  *	ibk_mr_table_init(&mrs, cells, 4096);
  *	ibk_mr_table_register(&mrs, &mr);	// 0, or the rule refusing
- *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, n, verdicts);
+ *	ibk_mr_qp_prepare(&rq, &qp);		// create_qp, modify_qp
+ *	n_ok = ibk_mr_table_check_burst_prepared(&mrs, &rq, hdrs, n,
+ *						 verdicts);
  * ------------------------------------------------------------------------ */
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
@@ -4193,16 +4201,21 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
  * Storage aligned to 64 bytes puts each cell in one cache line.
  */
 enum {
-	IBK__MR_QPN,		/* type 2 window: the QP it is bound to */
-	IBK__MR_QPN_MASK,	/* all ones for a type 2 window, else 0 */
+	IBK__MR_KEY_MASK,	/* the bits of IBK__MR_KEY a request must
+				 * match, sign-extended to 64: all for a type
+				 * 2 window, else all but the QPN's */
+	IBK__MR_PEER,		/* a type 2 window's QPN; a region's count of
+				 * windows bound to it (each 0 for the other
+				 * kinds, as the memory key rules keep them) */
 	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
 	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
-	IBK__MR_ACCESS, IBK__MR_WINDOWS, IBK__MR_WORDS
+	IBK__MR_ACCESS, IBK__MR_RKEY, IBK__MR_WORDS
 };
 
 enum {
-	IBK__MR_KEY,		/* PD << 32 | the object's key, all 32 bits:
-				 * both compared at once */
+	IBK__MR_KEY,		/* PD << 32 | key byte << 24 | a type 2
+				 * window's QPN: the three compared at once
+				 * (ibk__mr_key_of()) */
 	IBK__MR_REACH,		/* the bytes a request may reach: [reach, */
 	IBK__MR_SPAN,		/* reach + span), see ibk__mr_reach_of() */
 	IBK__MR_ADDR, IBK__MR_LENGTH, IBK__MR_WIDES
@@ -4252,8 +4265,29 @@ struct ibk__mr_wide {
 #define IBK__MR_NO_KEY		0x08000u	/* R_Key not the object's */
 #define IBK__MR_DENY_GONE	IBK__MR_NO_KEY	/* no object (INVALID) */
 #define IBK__MR_TO_RULES	0x10000u	/* length outside [1, 2^31] */
-#define IBK__MR_DENY_MR		IBK__MR_TO_RULES /* window on a region
-						  * that may change */
+#define IBK__MR_DENY_RULES	IBK__MR_TO_RULES /* what the rules decide:
+						  * a window on a region
+						  * that may change, a
+						  * type 2 window's QPN
+						  * past 24 bits */
+
+/* The QPNs the fast path compares, the 24 bits of a BTH's DestQP; a QP or
+ * a type 2 window with another number is left to the rules. */
+#define IBK__MR_QPN_MAX		0xffffffu
+
+/*
+ * IBK__MR_KEY of an object, or what a request to a QP must match of it:
+ * the PD, the R_Key's key byte (its index is the cell's), and a type 2
+ * window's QPN (0 for the other kinds, whose IBK__MR_KEY_MASK leaves the
+ * QP's out). Each has its own bits, so that ibk__mr_refused() can tell
+ * which of them differ.
+ */
+static inline uint64_t ibk__mr_key_of(uint32_t pd, uint32_t rkey,
+				      uint32_t qpn)
+{
+	return (uint64_t)pd << 32 | (rkey & 0xffu) << 24 |
+	       (qpn & IBK__MR_QPN_MAX);
+}
 
 /* One object of a table copy; a cleared cell is no object. */
 struct ibk_mr_cell {
@@ -4289,6 +4323,14 @@ static inline uint64_t ibk__mr_load64(const struct ibk_mr_cell *c,
 #endif
 }
 
+/* Inside a read section: IBK__MR_KEY_MASK of @c, sign-extended. */
+static inline uint64_t ibk__mr_key_mask(const struct ibk_mr_cell *c)
+{
+	/* two's complement, as every compiler ibkeys supports converts */
+	return (uint64_t)(int64_t)(int32_t)ibk__load(&c->word[IBK__MR_KEY_MASK],
+						     relaxed);
+}
+
 /* Writer side: @v into the 64-bit value @which. */
 static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned which,
 				   uint64_t v)
@@ -4306,18 +4348,18 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 				     struct ibk_mem_attr *a)
 {
 	uint32_t meta = ibk__load(&c->word[IBK__MR_META], relaxed);
-	uint64_t key = ibk__mr_load64(c, IBK__MR_KEY);
+	uint32_t peer = ibk__load(&c->word[IBK__MR_PEER], relaxed);
 
-	a->rkey = (uint32_t)key;
-	a->pd = (uint32_t)(key >> 32);
+	a->rkey = ibk__load(&c->word[IBK__MR_RKEY], relaxed);
+	a->pd = (uint32_t)(ibk__mr_load64(c, IBK__MR_KEY) >> 32);
 	a->access = ibk__load(&c->word[IBK__MR_ACCESS], relaxed);
-	a->qpn = ibk__load(&c->word[IBK__MR_QPN], relaxed);
 	a->addr = ibk__mr_load64(c, IBK__MR_ADDR);
 	a->length = ibk__mr_load64(c, IBK__MR_LENGTH);
 	a->state = (uint8_t)(meta & 0xfu);
 	a->kind = (uint8_t)(meta >> 4 & 0xfu);
 	a->mr_index = meta >> 8;
-	a->windows = ibk__load(&c->word[IBK__MR_WINDOWS], relaxed);
+	a->qpn = ibk__mem_is_window(a) ? peer : 0;
+	a->windows = ibk__mem_is_window(a) ? 0 : peer;
 }
 
 /*
@@ -4417,7 +4459,9 @@ static inline uint32_t ibk__mr_deny(const struct ibk_mem_attr *a,
 		(window && a->length == 0 ? IBK__MR_DENY_UNBOUND : 0u) |
 		(a->state != IBK_MEM_VALID ? IBK__MR_DENY_STATE : 0u) |
 		(window && a->length != 0 && !ibk__mr_frozen(a, mr) ?
-		 IBK__MR_DENY_MR : 0u);
+		 IBK__MR_DENY_RULES : 0u) |
+		(a->kind == IBK_MEM_MW2 && a->qpn > IBK__MR_QPN_MAX ?
+		 IBK__MR_DENY_RULES : 0u);
 
 	return deny | (deny ? IBK__MEM_KEYED : 0u) |
 	       (~a->access & IBK_ACCESS_REMOTE) | IBK__MEM_OTHER;
@@ -4434,12 +4478,15 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 			(a->mr_index & IBK_RKEY_INDEX_MAX) << 8;
 	uint32_t deny = ibk__mr_deny(a, mr);
 	struct ibk__mr_reach reach = ibk__mr_reach_of(a, deny &
-		IBK__MR_DENY_MR || !ibk__mem_is_window(a) ? NULL : mr);
+		IBK__MR_DENY_RULES || !ibk__mem_is_window(a) ? NULL : mr);
+	bool mw2 = a->kind == IBK_MEM_MW2;
 
-	ibk__mr_store64(c, IBK__MR_KEY, (uint64_t)a->pd << 32 | a->rkey);
-	ibk__store(&c->word[IBK__MR_QPN], a->qpn, relaxed);
-	ibk__store(&c->word[IBK__MR_QPN_MASK],
-		   a->kind == IBK_MEM_MW2 ? ~0u : 0u, relaxed);
+	ibk__mr_store64(c, IBK__MR_KEY, ibk__mr_key_of(a->pd, a->rkey,
+						      mw2 ? a->qpn : 0));
+	ibk__store(&c->word[IBK__MR_KEY_MASK],
+		   mw2 ? ~0u : ~IBK__MR_QPN_MAX, relaxed);
+	ibk__store(&c->word[IBK__MR_PEER],
+		   ibk__mem_is_window(a) ? a->qpn : a->windows, relaxed);
 	ibk__store(&c->word[IBK__MR_DENY], deny, relaxed);
 	ibk__store(&c->word[IBK__MR_META], meta, relaxed);
 	ibk__mr_store64(c, IBK__MR_REACH, reach.lo);
@@ -4447,7 +4494,7 @@ static inline void ibk__mr_cell_store(struct ibk_mr_cell *c,
 	ibk__mr_store64(c, IBK__MR_ADDR, a->addr);
 	ibk__mr_store64(c, IBK__MR_LENGTH, a->length);
 	ibk__store(&c->word[IBK__MR_ACCESS], a->access, relaxed);
-	ibk__store(&c->word[IBK__MR_WINDOWS], a->windows, relaxed);
+	ibk__store(&c->word[IBK__MR_RKEY], a->rkey, relaxed);
 }
 
 /* No object: every attribute zero, IBK_MEM_INVALID. */
@@ -4862,14 +4909,14 @@ ibk__mr_by_rules(const struct ibk_mr_table *t, uint32_t gen,
 
 /*
  * What the first two BTH bytes, opcode | TVer byte << 8, must be for the
- * fast path under a QP of @type, in the bits of IBK__MR_HEAD_MASK: TVer
- * 0 and the opcode's transport the QP's (RC 0x00-0x1f, UC 0x20-0x3f).
- * For any other type of QP no header passes (bit 16 never does), and
- * every request takes the rules' way.
+ * fast path under QP @qp, in the bits of IBK__MR_HEAD_MASK: TVer 0 and
+ * the opcode's transport the QP's (RC 0x00-0x1f, UC 0x20-0x3f). For any
+ * other type of QP, or a QPN past IBK__MR_QPN_MAX, no header passes (bit
+ * 16 never does), and every request takes the rules' way.
  */
 #define IBK__MR_HEAD_MASK	(0x10000u | 0x0f00u | IBK_OPCODE_TRANSPORT_MASK)
 
-static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
+static inline uint32_t ibk__mr_head_want(const struct ibk_mem_qp *qp)
 {
 	/* by enum ibk_qp_type: SMI, GSI, RC, UC, UD */
 	static const uint32_t want[IBK_QPT_UD + 1] = {
@@ -4877,7 +4924,68 @@ static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
 		0x10000u,
 	};
 
-	return (unsigned)type <= (unsigned)IBK_QPT_UD ? want[type] : 0x10000u;
+	return (unsigned)qp->type <= (unsigned)IBK_QPT_UD &&
+	       qp->qpn <= IBK__MR_QPN_MAX ? want[qp->type] : 0x10000u;
+}
+
+/*
+ * The QP's side of the R_Key check, prepared once by ibk_mr_qp_prepare()
+ * and kept with the QP, as rxe keeps qp_access_flags in its struct
+ * rxe_qp: ibk_mr_table_check_prepared() then reads what it compares
+ * instead of working it out of struct ibk_mem_qp on every request.
+ * Prepare it again whenever modify_qp changes the QP's type, PD, access
+ * flags or number; until then the check is the QP's as it was.
+ */
+struct ibk_mr_qp {
+	struct ibk_mem_qp qp;	/* as prepared, for the rules */
+	uint64_t key_want;	/* ibk__mr_key_of() the QP's PD and QPN */
+	uint32_t head_want;	/* ibk__mr_head_want(&qp) */
+	uint8_t cls[256];	/* by opcode: ibk__mem_op6_class() of the
+				 * keyed ones of the QP's transport that
+				 * qp.access allows, IBK__MEM_OTHER for the
+				 * others */
+};
+
+/* The IBK_ACCESS_REMOTE_* bits that access flags @access lack: a keyed
+ * opcode whose class has one is left to the rules. */
+static inline uint32_t ibk__mr_lacks(uint32_t access)
+{
+	return ~access & IBK_ACCESS_REMOTE;
+}
+
+/* The header test of ibk__mr_probe_read() ORs an opcode's class into the
+ * header's transport bits: those of the classes the fast path leaves to
+ * the rules are among them, those of the keyed opcodes it checks not. */
+IBK__STATIC_ASSERT(((IBK__MEM_OTHER | IBK__MEM_FLUSH | IBK__MEM_CONT) &
+		    ~IBK_OPCODE_TRANSPORT_MASK) == 0 &&
+		   ((IBK__MEM_KEYED | IBK_ACCESS_REMOTE | IBK__MEM_ATOMIC) &
+		    IBK_OPCODE_TRANSPORT_MASK) == 0,
+		   "the classes' bits and the transport's");
+
+/*
+ * Prepares @p for the QP @qp (IBK_QPT_RC or IBK_QPT_UC; any other type's
+ * requests all take the rules' way, as in ibk_mr_table_check()). Both
+ * must be valid. Call it when the QP is created and after every
+ * modify_qp that changes the fields of @qp.
+ */
+static inline void ibk_mr_qp_prepare(struct ibk_mr_qp *p,
+				     const struct ibk_mem_qp *qp)
+{
+	uint32_t refuse = ibk__mr_lacks(qp->access) | IBK__MEM_OTHER;
+	uint32_t want = ibk__mr_head_want(qp);
+	unsigned op, cls;
+
+	p->qp.type = qp->type;
+	p->qp.qpn = qp->qpn;
+	p->qp.pd = qp->pd;
+	p->qp.access = qp->access;
+	p->key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
+	p->head_want = want;
+	for (op = 0; op < 256; op++) {
+		cls = (op ^ want) & (0x10000u | IBK_OPCODE_TRANSPORT_MASK) ?
+		      IBK__MEM_OTHER : ibk__mem_op6_class(op & 0x3fu);
+		p->cls[op] = (uint8_t)(cls & refuse ? IBK__MEM_OTHER : cls);
+	}
 }
 
 /* What the fast path compares every request of a read section with: the
@@ -4885,29 +4993,47 @@ static inline uint32_t ibk__mr_head_want(enum ibk_qp_type type)
  * cannot alias (a byte store may alias any field of @t or @qp). */
 struct ibk__mr_view {
 	const struct ibk_mr_cell *cells;
+	const struct ibk_mr_qp *p;	/* the QP prepared, or NULL */
+	const uint8_t *cls;	/* by op6, RC's 32 classes, then UC's:
+				 * ibk__mem_op6_classes(), or @p's */
 	uint32_t capacity;
-	uint32_t head_want;	/* ibk__mr_head_want() of the QP's type */
-	uint32_t refuse;	/* the opcode classes it leaves to the rules:
-				 * IBK__MEM_OTHER and the IBK_ACCESS_REMOTE_*
-				 * bits the QP lacks */
-	uint32_t qpn;
-	uint64_t pd_high;	/* the QP's PD << 32, as IBK__MR_KEY has it */
+	uint32_t head_want;	/* ibk__mr_head_want() of the QP */
+	uint32_t head_xor;	/* the header test's terms: the first two */
+	uint32_t head_mask;	/* BTH bytes ^ head_xor, | the class, & mask */
+	uint32_t lacks;		/* the IBK_ACCESS_REMOTE_* bits the QP
+				 * lacks, where the classes still have them */
+	uint64_t key_want;	/* ibk__mr_key_of() the QP's PD and QPN */
 };
 
-/* Inside a read section of copy @c: the view of @t and @qp. */
+/* Inside a read section of copy @c: the view of @t and of @qp, or of @p
+ * prepared from it where @p is not NULL. */
 static inline struct ibk__mr_view
 ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
-		const struct ibk_mem_qp *qp)
+		const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p)
 {
 	struct ibk__mr_view v;
 
 	v.cells = t->cells[c];
 	v.capacity = t->capacity;
-	v.head_want = ibk__mr_head_want(qp->type);
-	v.refuse = (qp->access & IBK_ACCESS_REMOTE) ^
-		   (IBK_ACCESS_REMOTE | IBK__MEM_OTHER);
-	v.qpn = qp->qpn;
-	v.pd_high = (uint64_t)qp->pd << 32;
+	if (p) {
+		/* the classes say all but TVer: a class is IBK__MEM_OTHER,
+		 * or its opcode's bit 7 is 0 */
+		v.p = p;
+		v.cls = p->cls;
+		v.head_want = p->head_want;
+		v.head_xor = 0;
+		v.head_mask = 0x0f00u | IBK__MEM_OTHER;
+		v.lacks = 0;
+		v.key_want = p->key_want;
+	} else {
+		v.p = NULL;
+		v.cls = ibk__mem_op6_classes();
+		v.head_want = ibk__mr_head_want(qp);
+		v.head_xor = v.head_want;
+		v.head_mask = IBK__MR_HEAD_MASK;
+		v.lacks = ibk__mr_lacks(qp->access);
+		v.key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
+	}
 	return v;
 }
 
@@ -4923,9 +5049,9 @@ struct ibk__mr_probe {
 /*
  * Reads @bth as a keyed request (RDMA WRITE FIRST or ONLY, READ, COMPARE
  * SWAP, FETCH ADD) of the QP's transport, with TVer 0, that the QP's
- * access flags allow (both from @v): false, reading no further than the
- * BTH, for any other; the rules check those. What else does not fit
- * shows up as a refusal in ibk__mr_check_one().
+ * access flags allow (all three from @v): false, reading no further
+ * than the BTH, for any other; the rules check those. What else does
+ * not fit shows up as a refusal in ibk__mr_check_one().
  */
 static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 				      const struct ibk__mr_view *v,
@@ -4936,9 +5062,11 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	uint32_t head = ibk__load_le16(p);
 	uint32_t raw, eight;
 
-	r->cls = ibk__mem_op6_class(head & 0x3fu);
-	if ((((head ^ v->head_want) & IBK__MR_HEAD_MASK) |
-	     (r->cls & v->refuse)) != 0)
+	/* a prepared QP's class by the whole opcode, through @v->p */
+	r->cls = v->p ? v->p->cls[head & 0xffu] : v->cls[head & 0x3fu];
+	/* IBK__MEM_OTHER, FLUSH and CONT are among the transport's bits */
+	if (((((head ^ v->head_xor) | r->cls) & v->head_mask) |
+	     (r->cls & v->lacks)) != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
 	 * access: 8 for those, 0 for the others */
@@ -4948,53 +5076,76 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	r->va = ibk__load_be64(ext);
 	r->rkey = ibk__load_be32(ext + 8);
 	raw = ibk__load_be32(ext + 12);
-	r->len = eight ? eight : raw;
+	/* an atomic's raw shifted out by two 16-bit shifts (one of 32 is
+	 * undefined), and 8 in its place: no branch on the opcode */
+	r->len = raw >> (eight * 2u) >> (eight * 2u) | eight;
 	r->eight = eight;
 	return true;
 }
 
 /*
- * The verdict on request @r of @bth when the OR test of
- * ibk__mr_check_one() refused it: @key, @deny and @window_qp are the
- * values that test ORed. Each of its terms is a check that rxe makes
- * before the reach and the alignment, so the first of them that fails,
- * in rxe's order (ibk__mem_object_verdict()), is the verdict.
+ * Whether request @r reaches outside @cell's reach: va - lo + len carries
+ * or exceeds the span. For len >= 1 and a reach with lo + span <= 2^64
+ * that is exactly "outside", as below lo va - lo wraps to at least
+ * 2^64 - lo >= span.
+ */
+static inline bool ibk__mr_outside(const struct ibk_mr_cell *cell,
+				   const struct ibk__mr_probe *r)
+{
+	uint64_t from = r->va - ibk__mr_load64(cell, IBK__MR_REACH);
+	uint64_t to = from + r->len;
+
+	return !IBK__LIKELY(to >= from) ||
+	       !IBK__LIKELY(to <= ibk__mr_load64(cell, IBK__MR_SPAN));
+}
+
+/*
+ * The verdict on request @r of @bth to the object in @cell when the OR
+ * test of ibk__mr_check_one() refused it: @key and @deny are the values
+ * that test ORed (@key: the bits of ibk__mr_key_of() that differ). Each
+ * of its terms but the alignment is a check that rxe makes before the
+ * reach, so the first of them that fails, in rxe's order
+ * (ibk__mem_object_verdict()), is the verdict; where only the alignment
+ * failed, the reach comes first.
  */
 static inline enum ibk_mem_verdict
 ibk__mr_refused(const struct ibk_mr_table *t, uint32_t gen,
 		const struct ibk_mem_qp *qp, const void *bth,
-		const struct ibk__mr_probe *r, uint64_t key, uint32_t deny,
-		uint32_t window_qp)
+		const struct ibk_mr_cell *cell, const struct ibk__mr_probe *r,
+		uint64_t key, uint32_t deny)
 {
-	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_MR))
+	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_RULES))
 		return ibk__mr_by_rules(t, gen, qp, bth);
-	if ((uint32_t)key != 0 || (deny & IBK__MR_DENY_GONE))
+	if ((key | (deny & r->cls)) == 0)	/* the alignment alone */
+		return ibk__mr_outside(cell, r) ? IBK_MEM_ERR_RANGE :
+						  IBK_MEM_ERR_ALIGN;
+	if ((key & ibk__mr_key_of(0, 0xffu, 0)) || (deny & IBK__MR_DENY_GONE))
 		return IBK_MEM_ERR_KEY;
-	if ((key >> 32) != 0)
+	if (key & ibk__mr_key_of(~0u, 0, 0))
 		return IBK_MEM_ERR_PD;
-	if (window_qp != 0)
+	if (key != 0)
 		return IBK_MEM_ERR_WINDOW_QP;
 	if (deny & IBK__MR_DENY_UNBOUND)
 		return IBK_MEM_ERR_UNBOUND;
 	if (deny & r->cls & IBK_ACCESS_REMOTE)
 		return IBK_MEM_ERR_ACCESS;
-	/* deny & cls was not 0, and of its bits only IBK__MEM_KEYED is
-	 * left, for IBK__MR_DENY_STATE */
+	/* of deny & cls's bits only IBK__MEM_KEYED is left, for
+	 * IBK__MR_DENY_STATE */
 	return IBK_MEM_ERR_STATE;
 }
 
 /*
  * Inside a read section of @t begun at count @gen, seen through @v: the
  * verdict on @bth, by the fast path when its header lets it read the
- * request (ibk__mr_probe_read()). Four tests, in rxe's order, each a
- * branch a granted request never takes: the R_Key's index inside the
- * table, decided before any cell is read, so that a request for no
- * object costs a mispredicted branch that resolves early; one OR of the
- * terms checked next (the length in [1, 2^31], the object's refusals of
- * the opcode's class, the R_Key and PD as one 64-bit value, a type 2
- * window's QP); the reach; an atomic's alignment. A test that fails says
- * which checks are left, so that each but the second says the verdict
- * alone, and the second's terms, still at hand, say theirs
+ * request (ibk__mr_probe_read()). Three tests, each a branch a granted
+ * request never takes: the R_Key's index inside the table, decided
+ * before any cell is read, so that a request for no object costs a
+ * mispredicted branch that resolves early; one OR of the terms checked
+ * next (the key byte, PD and a type 2 window's QP as one 64-bit value,
+ * the length in [1, 2^31], the object's refusals of the opcode's class,
+ * an atomic's alignment); the reach. A test that fails says which checks
+ * are left, so that the first and the last say the verdict alone, and
+ * the second's terms, still at hand, say theirs in rxe's order
  * (ibk__mr_refused()); only what the rules decide leaves the function.
  */
 IBK__HOT enum ibk_mem_verdict
@@ -5004,8 +5155,8 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 {
 	struct ibk__mr_probe r;
 	const struct ibk_mr_cell *cell;
-	uint64_t key, from, to;
-	uint32_t index, deny, window_qp;
+	uint64_t key;
+	uint32_t index, deny;
 
 	if (!ibk__mr_probe_read(&r, v, bth))
 		return ibk__mr_by_rules(t, gen, qp, bth);
@@ -5016,42 +5167,30 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 		return (r.len - 1u) >> 31 ? ibk__mr_by_rules(t, gen, qp, bth) :
 					    IBK_MEM_ERR_KEY;
 	cell = &v->cells[index];
-	key = ibk__mr_load64(cell, IBK__MR_KEY) ^ (v->pd_high | r.rkey);
+	key = (ibk__mr_load64(cell, IBK__MR_KEY) ^ (v->key_want |
+		(r.rkey << 24))) & ibk__mr_key_mask(cell);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
-	window_qp = (ibk__load(&cell->word[IBK__MR_QPN], relaxed) ^ v->qpn) &
-		    ibk__load(&cell->word[IBK__MR_QPN_MASK], relaxed);
-	if (!IBK__LIKELY(((r.len - 1u) >> 31 | (deny & r.cls) | key |
-			  window_qp) == 0))
-		return ibk__mr_refused(t, gen, qp, bth, &r, key, deny,
-				       window_qp);
-	/* outside the reach: va - lo + len carries or exceeds the span;
-	 * for len >= 1 and a reach with lo + span <= 2^64 that is exactly
-	 * "outside", as below lo va - lo wraps to at least 2^64 - lo >=
-	 * span */
-	from = r.va - ibk__mr_load64(cell, IBK__MR_REACH);
-	to = from + r.len;
-	if (!IBK__LIKELY(to >= from) ||
-	    !IBK__LIKELY(to <= ibk__mr_load64(cell, IBK__MR_SPAN)))
-		return IBK_MEM_ERR_RANGE;
 	/* eight is 0 or 8: an atomic's address & 7, times 8 */
-	if (!IBK__LIKELY(((uint32_t)r.va * r.eight & 0x38u) == 0))
-		return IBK_MEM_ERR_ALIGN;
-	return IBK_MEM_OK;
+	if (!IBK__LIKELY((key | (r.len - 1u) >> 31 | (deny & r.cls) |
+			  ((uint32_t)r.va * r.eight & 0x38u)) == 0))
+		return ibk__mr_refused(t, gen, qp, bth, cell, &r, key, deny);
+	return ibk__mr_outside(cell, &r) ? IBK_MEM_ERR_RANGE : IBK_MEM_OK;
 }
 
 /* One read section for ibk_mr_table_check(), begun at the count it puts
- * in *@gen: the verdict on @bth as the copy it reads says. */
+ * in *@gen: the verdict on @bth to @qp, or to @p prepared from it where
+ * @p is not NULL, as the copy it reads says. */
 IBK__HOT enum ibk_mem_verdict
 ibk__mr_check_section(const struct ibk_mr_table *t,
-		      const struct ibk_mem_qp *qp, const void *bth,
-		      uint32_t *gen)
+		      const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p,
+		      const void *bth, uint32_t *gen)
 {
 	struct ibk__mr_view view;
 	unsigned c;
 
 	*gen = ibk_latch_read_begin(&t->latch);
 	c = ibk_latch_copy(*gen);
-	view = ibk__mr_view_of(t, c, qp);
+	view = ibk__mr_view_of(t, c, qp, p);
 	return ibk__mr_check_one(t, *gen, &view, qp, bth);
 }
 
@@ -5060,15 +5199,30 @@ ibk__mr_check_section(const struct ibk_mr_table *t,
  * touched. Out of line, so that the first section is no loop. */
 IBK__COLD enum ibk_mem_verdict
 ibk__mr_check_retried(const struct ibk_mr_table *t,
-		      const struct ibk_mem_qp *qp, const void *bth)
+		      const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p,
+		      const void *bth)
 {
 	enum ibk_mem_verdict v;
 	uint32_t gen;
 
 	do
-		v = ibk__mr_check_section(t, qp, bth, &gen);
+		v = ibk__mr_check_section(t, qp, p, bth, &gen);
 	while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
+}
+
+/* ibk_mr_table_check() and ibk_mr_table_check_prepared(): one straight
+ * read section; its retry, rare, out of line. */
+IBK__HOT enum ibk_mem_verdict
+ibk__mr_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
+	      const struct ibk_mr_qp *p, const void *bth)
+{
+	uint32_t gen;
+	enum ibk_mem_verdict v = ibk__mr_check_section(t, qp, p, bth, &gen);
+
+	if (!ibk_latch_read_retry(&t->latch, gen))
+		return v;
+	return ibk__mr_check_retried(t, qp, p, bth);
 }
 
 /*
@@ -5081,23 +5235,32 @@ ibk__mr_check_retried(const struct ibk_mr_table *t,
  *
  * A granted request costs one pass of loads, ORs and a few branches it
  * never takes: the header, the request's fields once, and one cell,
- * which holds everything the check compares (the R_Key and PD as one
- * 64-bit value, a window's reach already cut to its region's). A refused
- * one takes its verdict from the values the pass read, in the same
- * function; only what the pass does not cover goes, out of line, through
- * the rules one by one. The read section is straight-line code; its
- * retry, rare, is out of line.
+ * which holds everything the check compares (the key byte, PD and a type
+ * 2 window's QP as one 64-bit value, a window's reach already cut to its
+ * region's). A refused one takes its verdict from the values the pass
+ * read, in the same function; only what the pass does not cover goes,
+ * out of line, through the rules one by one. A stack that keeps a
+ * struct ibk_mr_qp with each QP spares every request the QP's part:
+ * ibk_mr_table_check_prepared().
  */
 IBK__HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
-	uint32_t gen;
-	enum ibk_mem_verdict v = ibk__mr_check_section(t, qp, bth, &gen);
+	return ibk__mr_check(t, qp, NULL, bth);
+}
 
-	if (!ibk_latch_read_retry(&t->latch, gen))
-		return v;
-	return ibk__mr_check_retried(t, qp, bth);
+/*
+ * ibk_mr_table_check() of a request to the QP @p was prepared from
+ * (ibk_mr_qp_prepare()): the same verdict, with the QP's part of the
+ * check read as prepared rather than worked out again. @t, @p and @bth
+ * must be valid.
+ */
+IBK__HOT enum ibk_mem_verdict
+ibk_mr_table_check_prepared(const struct ibk_mr_table *t,
+			    const struct ibk_mr_qp *p, const void *bth)
+{
+	return ibk__mr_check(t, &p->qp, p, bth);
 }
 
 #if defined(IBK__SIMD_AVX2) && defined(IBK__MR_WIDE_ATOMIC) && defined(__GNUC__)
@@ -5121,12 +5284,12 @@ ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 
 /* The fields of four cells a lane compares, each cell's in its lane. */
 struct ibk__avx2_mr_cells {
-	__m256i qpn;	/* QPN | its mask << 32 */
+	__m256i mask;	/* IBK__MR_KEY_MASK | IBK__MR_PEER << 32 */
 	__m256i deny;	/* deny | META << 32 */
 	__m256i key, reach, span;
 };
 
-IBK__STATIC_ASSERT(IBK__MR_QPN == 0 && IBK__MR_QPN_MASK == 1 &&
+IBK__STATIC_ASSERT(IBK__MR_KEY_MASK == 0 && IBK__MR_PEER == 1 &&
 		   IBK__MR_DENY == 2 && IBK__MR_WORDS == 6 &&
 		   IBK__MR_KEY == 0 && IBK__MR_REACH == 1 &&
 		   IBK__MR_SPAN == 2,
@@ -5134,7 +5297,7 @@ IBK__STATIC_ASSERT(IBK__MR_QPN == 0 && IBK__MR_QPN_MASK == 1 &&
 
 /*
  * The cells at byte offsets @off[0..3] into @cells, loaded row by row
- * (bytes 0-31: QPN and mask, deny and META, access and windows, key;
+ * (bytes 0-31: key mask and peer, deny and META, access and R_Key, key;
  * 32-47: reach and span) and transposed into lanes: on CPUs whose
  * gathers are slow, row loads and shuffles cost less time.
  */
@@ -5166,7 +5329,7 @@ ibk__avx2_mr_cells4(const struct ibk_mr_cell *cells, const uint64_t *off)
 		_mm_loadu_si128((const __m128i *)(const void *)
 				(base + off[3] + 32)), 1);
 
-	r.qpn = _mm256_permute2x128_si256(lo01, lo23, 0x20);
+	r.mask = _mm256_permute2x128_si256(lo01, lo23, 0x20);
 	r.deny = _mm256_permute2x128_si256(hi01, hi23, 0x20);
 	r.key = _mm256_permute2x128_si256(hi01, hi23, 0x31);
 	r.reach = _mm256_unpacklo_epi64(b02, b13);
@@ -5283,6 +5446,7 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 					const void *const *hdrs)
 {
 	const __m256i zero = _mm256_setzero_si256();
+	const __m256i ones = _mm256_set1_epi64x(-1);
 	const __m256i top = _mm256_set1_epi64x((long long)(1ull << 63));
 	const __m256i swap64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14,
 						13, 12, 11, 10, 9, 8, 7, 6, 5,
@@ -5301,17 +5465,23 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 						 v->head_want)),
 				 _mm256_set1_epi64x(IBK__MR_HEAD_MASK &
 						    0xffff)),
-		_mm256_and_si256(cls, _mm256_set1_epi64x(v->refuse))));
+		_mm256_and_si256(cls, _mm256_set1_epi64x(v->lacks |
+							 IBK__MEM_OTHER))));
 	__m256i eight = _mm256_and_si256(cls, _mm256_set1_epi64x(
 					       IBK_ACCESS_REMOTE_ATOMIC));
 	__m256i keyed = _mm256_cmpeq_epi64(eight, zero);	/* not atomic */
-	__m256i va, fields, len, off, key, from, to, span, bits, term;
+	/* the key byte's bits in ibk__mr_key_of() */
+	const __m256i byte = _mm256_set1_epi64x((long long)ibk__mr_key_of(0,
+								0xffu, 0));
+	__m256i va, fields, raw, len, off, inside, key, from, to, span, bits;
+	__m256i term;
 	struct ibk__avx2_mr_cells cell;
 	uint64_t offs[4];
 
 	/* both headers have the address at 0 and the R_Key at 8 */
 	ibk__avx2_mr_ext4(hdrs, ok, &va, &fields);
 	va = _mm256_shuffle_epi8(va, swap64);
+	raw = fields;		/* the R_Key's key byte in bits 24-31 */
 	fields = _mm256_shuffle_epi8(fields, swap32);	/* R_Key | length
 							 * << 32 */
 	len = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi64(fields, 32),
@@ -5319,8 +5489,9 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 	/* the index times the cell size, the cell of index 0 beyond */
 	off = _mm256_srli_epi64(_mm256_and_si256(fields,
 				_mm256_set1_epi64x(0xffffff00)), 2);
-	off = _mm256_and_si256(off, _mm256_cmpgt_epi64(_mm256_set1_epi64x(
-				(long long)v->capacity * 64), off));
+	inside = _mm256_cmpgt_epi64(_mm256_set1_epi64x(
+				(long long)v->capacity * 64), off);
+	off = _mm256_and_si256(off, inside);
 	_mm256_storeu_si256((__m256i *)(void *)offs, off);
 	cell = ibk__avx2_mr_cells4(v->cells, offs);
 	/* a header the rules check; a length outside [1, 2^31]: (len - 1)
@@ -5329,23 +5500,27 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 						   IBK__MR_TO_RULES)),
 		_mm256_slli_epi64(_mm256_srli_epi64(_mm256_sub_epi64(len,
 					_mm256_set1_epi64x(1)), 31), 16));
-	/* the R_Key in the low half, the PD in the high half: each half
-	 * that differs sets its bit, the PD's folded down */
-	key = _mm256_blend_epi32(fields, _mm256_set1_epi64x(
-					(long long)v->pd_high), 0xaa);
-	term = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_xor_si256(
-						cell.key, key), zero),
+	/* the bits of ibk__mr_key_of() that differ, under the cell's key
+	 * mask (its high half all ones, as sign extension makes it) */
+	key = _mm256_or_si256(_mm256_and_si256(raw, byte), _mm256_set1_epi64x(
+					(long long)v->key_want));
+	key = _mm256_and_si256(_mm256_xor_si256(cell.key, key),
+			       _mm256_blend_epi32(cell.mask, ones, 0xaa));
+	/* the PD in the high half, the key byte and a type 2 window's QP
+	 * in the low one: each half that differs sets its bit, the PD's
+	 * folded down; IBK__MR_NO_WINDOW_QP stands for the QP, as the key
+	 * byte's IBK__MR_NO_KEY, above it, decides where both differ */
+	term = _mm256_andnot_si256(_mm256_cmpeq_epi32(key, zero),
 		_mm256_set1_epi64x((long long)((uint64_t)IBK__MR_NO_PD << 32 |
-					       IBK__MR_NO_KEY)));
+					       IBK__MR_NO_WINDOW_QP)));
 	bits = _mm256_or_si256(bits, _mm256_or_si256(term,
 					_mm256_srli_epi64(term, 32)));
-	/* a type 2 window's QP: (QPN ^ the QP's) & the mask above it */
-	term = _mm256_and_si256(_mm256_xor_si256(cell.qpn,
-					_mm256_set1_epi64x(v->qpn)),
-				_mm256_srli_epi64(cell.qpn, 32));
-	bits = _mm256_or_si256(bits, _mm256_andnot_si256(
-		_mm256_cmpeq_epi64(term, zero),
-		_mm256_set1_epi64x(IBK__MR_NO_WINDOW_QP)));
+	/* the key byte, or an index beyond the table, whose key no object
+	 * has */
+	term = _mm256_and_si256(_mm256_cmpeq_epi64(_mm256_and_si256(key,
+						   byte), zero), inside);
+	bits = _mm256_or_si256(bits, _mm256_andnot_si256(term,
+				_mm256_set1_epi64x(IBK__MR_NO_KEY)));
 	/* the access the object lacks, and its IBK__MR_DENY_* bits */
 	term = _mm256_and_si256(_mm256_and_si256(cell.deny, cls),
 				_mm256_set1_epi64x(IBK_ACCESS_REMOTE));
@@ -5354,7 +5529,7 @@ IBK__HOT __m256i ibk__avx2_mr_refusals4(const struct ibk__mr_view *v,
 		_mm256_set1_epi64x(IBK__MR_NO_ACCESS)));
 	bits = _mm256_or_si256(bits, _mm256_and_si256(cell.deny,
 		_mm256_set1_epi64x(IBK__MR_DENY_STATE | IBK__MR_DENY_UNBOUND |
-				   IBK__MR_DENY_GONE | IBK__MR_DENY_MR)));
+				   IBK__MR_DENY_GONE | IBK__MR_DENY_RULES)));
 	/* as ibk__mr_check_one() tests the reach: va - reach + len carries
 	 * or is above the span */
 	from = _mm256_xor_si256(_mm256_sub_epi64(va, cell.reach), top);
@@ -5431,7 +5606,7 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
 	size_t i = 0, ok = 0;
 
 #if defined(IBK__MR_AVX2)
-	const uint8_t *table = ibk__mem_op6_classes() +
+	const uint8_t *table = v->cls +
 			       (v->head_want & IBK_OPCODE_TRANSPORT_MASK);
 	size_t whole = (v->head_want & 0x10000u) ? 0 : n - n % 4;
 	size_t m;
@@ -5447,6 +5622,29 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
 		verdicts[i] = (uint8_t)verdict;
 		ok += verdict == IBK_MEM_OK;
 	}
+	return ok;
+}
+
+/* ibk_mr_table_check_burst() and ibk_mr_table_check_burst_prepared(): one
+ * read section over the whole burst, again while a writer finished a
+ * half-update during it. */
+static inline size_t ibk__mr_check_burst(const struct ibk_mr_table *t,
+					 const struct ibk_mem_qp *qp,
+					 const struct ibk_mr_qp *p,
+					 const void *const *hdrs, size_t n,
+					 uint8_t *verdicts)
+{
+	struct ibk__mr_view view;
+	size_t ok;
+	uint32_t gen;
+	unsigned c;
+
+	do {
+		gen = ibk_latch_read_begin(&t->latch);
+		c = ibk_latch_copy(gen);
+		view = ibk__mr_view_of(t, c, qp, p);
+		ok = ibk__mr_check_many(t, gen, &view, qp, hdrs, verdicts, n);
+	} while (ibk_latch_read_retry(&t->latch, gen));
 	return ok;
 }
 
@@ -5466,18 +5664,19 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs, size_t n,
 					      uint8_t *verdicts)
 {
-	struct ibk__mr_view view;
-	size_t ok;
-	uint32_t gen;
-	unsigned c;
+	return ibk__mr_check_burst(t, qp, NULL, hdrs, n, verdicts);
+}
 
-	do {
-		gen = ibk_latch_read_begin(&t->latch);
-		c = ibk_latch_copy(gen);
-		view = ibk__mr_view_of(t, c, qp);
-		ok = ibk__mr_check_many(t, gen, &view, qp, hdrs, verdicts, n);
-	} while (ibk_latch_read_retry(&t->latch, gen));
-	return ok;
+/* ibk_mr_table_check_burst() of requests to the QP @p was prepared from
+ * (ibk_mr_qp_prepare()): the same verdicts and count. Every pointer must
+ * be valid. */
+static inline size_t
+ibk_mr_table_check_burst_prepared(const struct ibk_mr_table *t,
+				  const struct ibk_mr_qp *p,
+				  const void *const *hdrs, size_t n,
+				  uint8_t *verdicts)
+{
+	return ibk__mr_check_burst(t, &p->qp, p, hdrs, n, verdicts);
 }
 
 /* ------------------------------------------------------------------------

@@ -26,6 +26,7 @@ struct mem {
 	struct ibk_mr_cell *cells;
 	struct base_mem_object *objects;
 	struct ibk_mem_qp qp;
+	struct ibk_mr_qp prepared;	/* of qp, as a stack keeps it */
 	struct base_mem_qp base_qp;
 	uint8_t *packets;
 	const void *hdrs[SEQUENCE];
@@ -167,6 +168,7 @@ static void *mem_setup(const struct bench_case *c)
 	m->qp.qpn = QPN;
 	m->qp.pd = PD;
 	m->qp.access = IBK_ACCESS_REMOTE;
+	ibk_mr_qp_prepare(&m->prepared, &m->qp);
 	m->base_qp.qpn = QPN;
 	m->base_qp.pd = PD;
 	m->base_qp.access = IBK_ACCESS_REMOTE;
@@ -191,6 +193,23 @@ static void mem_teardown(void *ctx)
 
 __attribute__((noinline))
 static uint64_t rkey_lib(void *ctx, uint64_t iters)
+{
+	const struct mem *m = ctx;
+	uint64_t ok = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ok += ibk_mr_table_check_prepared(&m->t, &m->prepared,
+						  m->hdrs[i & (SEQUENCE - 1)]) ==
+		      IBK_MEM_OK;
+		BENCH_BARRIER();
+	}
+	return ok;
+}
+
+/* rkey_lib() with the QP as struct ibk_mem_qp, not prepared. */
+__attribute__((noinline))
+static uint64_t rkey_unprepared_lib(void *ctx, uint64_t iters)
 {
 	const struct mem *m = ctx;
 	uint64_t ok = 0;
@@ -235,8 +254,9 @@ static uint64_t rkey_burst_lib(void *ctx, uint64_t iters)
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_burst(&m->t, &m->qp, burst_at(m, i),
-					       BURST, m->verdicts);
+		ok += ibk_mr_table_check_burst_prepared(&m->t, &m->prepared,
+							burst_at(m, i), BURST,
+							m->verdicts);
 		BENCH_BARRIER();
 	}
 	return ok;
@@ -286,16 +306,21 @@ static int same_verdict(uint8_t lib, enum base_mem_verdict base)
 	return lib == map[base];
 }
 
-/* Every packet of the sequence: the same verdict singly, in bursts, and
- * from the baseline. */
+/* Every packet of the sequence: the same verdict singly, in bursts, the
+ * QP prepared or not, and from the baseline. */
 static int mem_check(void *ctx)
 {
 	struct mem *m = ctx;
-	size_t i, ok = 0, base_ok = 0;
+	size_t i, ok = 0, ok_prepared = 0, base_ok = 0;
 
-	for (i = 0; i < SEQUENCE; i += BURST)
+	for (i = 0; i < SEQUENCE; i += BURST) {
+		ok_prepared += ibk_mr_table_check_burst_prepared(&m->t,
+			&m->prepared, m->hdrs + i, BURST, m->verdicts);
 		ok += ibk_mr_table_check_burst(&m->t, &m->qp, m->hdrs + i,
 					       BURST, m->lib_verdicts + i);
+		if (memcmp(m->verdicts, m->lib_verdicts + i, BURST) != 0)
+			return -1;
+	}
 	for (i = 0; i < SEQUENCE; i++) {
 		enum base_mem_verdict b = base_mem_check(m->objects,
 			2 * OBJECTS, &m->base_qp, m->hdrs[i]);
@@ -303,10 +328,12 @@ static int mem_check(void *ctx)
 		base_ok += b == BASE_MEM_OK;
 		if (!same_verdict(m->lib_verdicts[i], b) ||
 		    ibk_mr_table_check(&m->t, &m->qp, m->hdrs[i]) !=
-		    m->lib_verdicts[i])
+		    m->lib_verdicts[i] ||
+		    ibk_mr_table_check_prepared(&m->t, &m->prepared,
+						m->hdrs[i]) != m->lib_verdicts[i])
 			return -1;
 	}
-	return ok == base_ok ? 0 : -1;
+	return ok == base_ok && ok_prepared == base_ok ? 0 : -1;
 }
 
 static void mem_note(void *ctx, char *buf, size_t len)
@@ -326,19 +353,29 @@ static void mem_note(void *ctx, char *buf, size_t len)
 const struct bench_case bench_mem_cases[] = {
 	{
 		.name = "rkey_check", .base_name = "array_branchy",
-		.inputs = "one request per call: WRITE/READ/FETCH ADD (1024 "
-			  "of 64 B, random order of 2^20) against 1024 MRs "
-			  "and windows; stale key, past the end, misaligned "
-			  "atomic, no object 1/16 each",
+		.inputs = "one request per call, the QP prepared: "
+			  "WRITE/READ/FETCH ADD (1024 of 64 B, random order "
+			  "of 2^20) against 1024 MRs and windows; stale key, "
+			  "past the end, misaligned atomic, no object 1/16 "
+			  "each",
 		.param = 16, .ops_per_iter = 1,
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_lib, .base = rkey_base,
 		.check = mem_check, .note = mem_note,
 	},
 	{
+		.name = "rkey_check_unprepared", .base_name = "array_branchy",
+		.inputs = "rkey_check with the QP as struct ibk_mem_qp "
+			  "(ibk_mr_table_check()), not prepared",
+		.param = 16, .ops_per_iter = 1,
+		.setup = mem_setup, .teardown = mem_teardown,
+		.lib = rkey_unprepared_lib, .base = rkey_base,
+		.check = mem_check, .note = mem_note,
+	},
+	{
 		.name = "rkey_check_burst", .base_name = "array_branchy",
-		.inputs = "bursts of 32 of rkey_check's requests, one read "
-			  "section per burst",
+		.inputs = "bursts of 32 of rkey_check's requests, the QP "
+			  "prepared, one read section per burst",
 		.param = 16, .ops_per_iter = BURST,
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_burst_lib, .base = rkey_burst_base,

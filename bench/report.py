@@ -184,10 +184,13 @@ def summary(rows):
              x(g256) >= 15 and x(g16) >= 2 and
              g256["lib_instr_per_op"] <= 90)
     rk, rb = row(rows, "rkey_check"), row(rows, "rkey_check_burst")
+    ru = row(rows, "rkey_check_unprepared")
     if rk and rb:
-        line("R_Key check, 1024 MRs and windows",
-             f"{fmt(rk['lib_ns'])} ns, {fmt(rk['lib_instr_per_op'])} instr; "
-             f"bursts {fmt(rb['lib_instr_per_op'])} a request",
+        line("R_Key check, 1024 MRs and windows, the QP prepared",
+             f"{fmt(rk['lib_ns'])} ns, {fmt(rk['lib_instr_per_op'])} instr "
+             + (f"(not prepared {fmt(ru['lib_ns'])} ns, "
+                f"{fmt(ru['lib_instr_per_op'])} instr)" if ru else "")
+             + f"; bursts {fmt(rb['lib_instr_per_op'])} a request",
              f"array check {fmt(rk['base_ns'])} ns ({x(rk):.2f}x; bursts "
              f"{x(rb):.2f}x)", ">= 2x, <= 60 instr, <= 40 in bursts",
              x(rk) >= 2 and x(rb) >= 2 and rk["lib_instr_per_op"] <= 60 and

@@ -10,16 +10,18 @@
  * The table holds objects picked for their edges: regions of every
  * remote access, of another PD, zero-based, ending exactly at 2^64 or
  * starting at 0, a fast-register region not yet registered, windows of
- * type 1 and 2 bound (one zero-based, one to another QP, one ending at
- * 2^64) and unbound, a deregistered region whose key requests still
- * carry, and empty indexes. Bursts of every length 0..64
+ * type 1 and 2 bound (one zero-based, one to another QP, one to a QPN
+ * past 24 bits, one ending at 2^64) and unbound, a deregistered region
+ * whose key requests still carry, and empty indexes. Bursts of every length 0..64
  * carry requests of every kind of opcode (with and without a RETH,
  * atomics, other transports), TVer not 0, P_Key bytes of any value,
  * keys of the object, of another key byte or index or beyond the table,
  * lengths 0, 1, 2^31 and beyond, addresses at the ends of the object's
  * reach, past them, wrapping past 2^64 and misaligned for an atomic,
- * to QPs of every type and access; half the bursts with few edges, so
- * that whole groups of four are granted. A header whose opcode carries
+ * to QPs of every type and access, one with a QPN past 24 bits; half the
+ * bursts with few edges, so that whole groups of four are granted. Each
+ * burst and request is checked again through the QP prepared
+ * (ibk_mr_qp_prepare()). A header whose opcode carries
  * no RETH or AtomicETH is a BTH alone in memory of its own, for the
  * address sanitizer. Built like test_simd.c: by default,
  * with -mavx2 and with IBK_NO_SIMD (then both sides are scalar).
@@ -41,6 +43,7 @@
 #define GUARD		0xee	/* what no check may write past n */
 #define QPN_A		0x11
 #define QPN_B		0x22
+#define QPN_HIGH	(QPN_A | 0x1000000u)	/* QPN_A's low 24 bits */
 #define TOP		0xffffffffffffffffull	/* 2^64 - 1 */
 
 static struct ibk_mr_cell cells[IBK_MR_CELLS(CAP)];
@@ -89,7 +92,7 @@ static bool bind(uint32_t mw, uint32_t mr, uint32_t access, uint32_t qpn,
 	return true;
 }
 
-/* The objects; indexes 20 to CAP - 1 stay empty. */
+/* The objects; indexes 21 to CAP - 1 stay empty. */
 static bool fill_table(void)
 {
 	const uint32_t rw = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE;
@@ -122,11 +125,13 @@ static bool fill_table(void)
 	/* deregistered: its key, PD and access stay, its state INVALID */
 	ok &= add(19, IBK_MEM_MR, 1, rw, 0x70000, 0x1000);
 	ok &= ibk_mr_table_deregister(&table, keys[19]) == IBK_MEMOP_OK;
+	ok &= add(20, IBK_MEM_MW2, 1, 0, 0, 0);
 	ok &= bind(8, 7, IBK_ACCESS_REMOTE, QPN_A, 0x101000, 0x2000);
 	ok &= bind(9, 7, IBK_ACCESS_REMOTE | IBK_ACCESS_ZERO_BASED, QPN_A,
 		   0x104000, 0x1000);
 	ok &= bind(10, 7, IBK_ACCESS_REMOTE, QPN_B, 0x108000, 0x1000);
 	ok &= bind(17, 16, IBK_ACCESS_REMOTE, QPN_A, 0 - 0x1000ull, 0x1000);
+	ok &= bind(20, 7, IBK_ACCESS_REMOTE, QPN_HIGH, 0x10c000, 0x1000);
 	return ok;
 }
 
@@ -261,7 +266,8 @@ static void random_qp(struct ibk_mem_qp *qp)
 
 	qp->type = types[edges > 1 ? 0 : test_rng_below(sizeof(types) /
 							sizeof(types[0]))];
-	qp->qpn = test_rng_below(4 * edges) ? QPN_A : QPN_B;
+	qp->qpn = test_rng_below(4 * edges) ? QPN_A :
+		  test_rng_below(2) ? QPN_B : QPN_HIGH;
 	qp->pd = test_rng_below(8 * edges) ? 1 : 2;
 	qp->access = test_rng_below(2 * edges) ? IBK_ACCESS_REMOTE :
 		     (uint32_t)test_rng64() & IBK_ACCESS_REMOTE;
@@ -273,9 +279,11 @@ static void test_bursts(void)
 	const void *hdrs[MAX_BURST];
 	void *own[MAX_BURST];
 	uint8_t verdicts[MAX_BURST + 1];
+	uint8_t prepared_verdicts[MAX_BURST];
 	unsigned long vs_one = 0, vs_rule = 0, counts = 0, past_n = 0;
-	unsigned long granted = 0, total = 0, no_memory = 0;
+	unsigned long granted = 0, total = 0, no_memory = 0, vs_prepared = 0;
 	struct ibk_mem_qp qp;
+	struct ibk_mr_qp prepared;
 	unsigned round, n, i;
 
 	for (round = 0; round < ROUNDS; round++)
@@ -285,6 +293,7 @@ static void test_bursts(void)
 			/* half the bursts mostly of granted requests */
 			edges = round % 2 ? 1 : 4 + test_rng_below(8);
 			random_qp(&qp);
+			ibk_mr_qp_prepare(&prepared, &qp);
 			for (i = 0; i < n; i++) {
 				/* headers at odd places too */
 				random_request(pkts[i] + (i & 1));
@@ -297,11 +306,17 @@ static void test_bursts(void)
 			memset(verdicts, GUARD, sizeof(verdicts));
 			got = ibk_mr_table_check_burst(&table, &qp, hdrs, n,
 						       verdicts);
+			vs_prepared += ibk_mr_table_check_burst_prepared(
+				&table, &prepared, hdrs, n,
+				prepared_verdicts) != got;
 			for (i = 0; i < n; i++) {
 				enum ibk_mem_verdict one = ibk_mr_table_check(
 					&table, &qp, hdrs[i]);
 
 				vs_one += verdicts[i] != one;
+				vs_prepared += prepared_verdicts[i] != one ||
+					ibk_mr_table_check_prepared(&table,
+						&prepared, hdrs[i]) != one;
 				vs_rule += one != rule_verdict(&qp, hdrs[i]);
 				ok += one == IBK_MEM_OK;
 			}
@@ -322,6 +337,9 @@ static void test_bursts(void)
 	       "(%lu wrong)", counts);
 	tap_ok(vs_rule == 0, "the one-request check equals the rules on the "
 	       "object's attributes (%lu differ)", vs_rule);
+	tap_ok(vs_prepared == 0, "through the QP prepared, each request and "
+	       "burst gets the same verdicts and count (%lu differ)",
+	       vs_prepared);
 }
 
 int main(void)

@@ -224,7 +224,7 @@ static enum ibk_mem_verdict model_request(const struct world *w,
 static void pick_qp(struct fz *f, struct ibk_mem_qp *qp)
 {
 	qp->type = fz_u8(f) < 0xe0 ? IBK_QPT_RC : IBK_QPT_UC;
-	qp->qpn = fz_u8(f);
+	qp->qpn = fz_u8(f) | (fz_u8(f) < 0x20 ? 0x1000000u : 0);
 	qp->pd = fz_below(f, 3);
 	qp->access = fz_u8(f) < 0xc0 ? IBK_ACCESS_REMOTE : fz_u8(f) & 0x0f;
 }
@@ -232,17 +232,26 @@ static void pick_qp(struct fz *f, struct ibk_mem_qp *qp)
 static void check_requests(struct world *w, struct fz *f, bool burst)
 {
 	struct ibk_mem_qp qp;
+	struct ibk_mr_qp prepared;
 	uint8_t *pkts[BURST_MAX], verdicts[BURST_MAX];
 	const void *hdrs[BURST_MAX];
 	size_t n = burst ? fz_below(f, BURST_MAX + 1) : 1, ok = 0, got = 0, i;
+	bool prepare = fz_u8(f) & 1;
 
 	pick_qp(f, &qp);
+	ibk_mr_qp_prepare(&prepared, &qp);
 	for (i = 0; i < n; i++) {
 		pkts[i] = pick_request(w, f);
 		hdrs[i] = pkts[i];
 	}
-	if (burst)
+	if (burst && prepare)
+		got = ibk_mr_table_check_burst_prepared(&w->t, &prepared, hdrs,
+							n, verdicts);
+	else if (burst)
 		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, n, verdicts);
+	else if (prepare)
+		verdicts[0] = (uint8_t)ibk_mr_table_check_prepared(&w->t,
+							&prepared, pkts[0]);
 	else
 		verdicts[0] = (uint8_t)ibk_mr_table_check(&w->t, &qp, pkts[0]);
 	for (i = 0; i < n; i++) {
@@ -341,7 +350,7 @@ static void step(struct world *w, struct fz *f)
 		wr.mr_lkey = pick_key(w, f);
 		wr.access = fz_u8(f) < 0xe0 ? fz_u8(f) & IBK_ACCESS_MW_FLAGS :
 			    fz_u32(f);
-		wr.qpn = fz_u8(f);
+		wr.qpn = fz_u8(f) | (fz_u8(f) < 0x20 ? 0x1000000u : 0);
 		wr.qp_pd = qp_pd;
 		wr.key_byte = fz_u8(f);
 		rc = table_op(w, op, key, &attr, qp_pd, &wr);
