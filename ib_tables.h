@@ -5167,8 +5167,10 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 		return (r.len - 1u) >> 31 ? ibk__mr_by_rules(t, gen, qp, bth) :
 					    IBK_MEM_ERR_KEY;
 	cell = &v->cells[index];
-	key = (ibk__mr_load64(cell, IBK__MR_KEY) ^ (v->key_want |
-		(r.rkey << 24))) & ibk__mr_key_mask(cell);
+	/* a prepared QP's field read where it is used, as its class */
+	key = ((uint64_t)(r.rkey << 24) ^
+	       (v->p ? v->p->key_want : v->key_want) ^
+	       ibk__mr_load64(cell, IBK__MR_KEY)) & ibk__mr_key_mask(cell);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	/* eight is 0 or 8: an atomic's address & 7, times 8 */
 	if (!IBK__LIKELY((key | (r.len - 1u) >> 31 | (deny & r.cls) |
