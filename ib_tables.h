@@ -4204,9 +4204,10 @@ enum {
 	IBK__MR_KEY_MASK,	/* the bits of IBK__MR_KEY a request must
 				 * match, sign-extended to 64: all for a type
 				 * 2 window, else all but the QPN's */
-	IBK__MR_PEER,		/* a type 2 window's QPN; a region's count of
-				 * windows bound to it (each 0 for the other
-				 * kinds, as the memory key rules keep them) */
+	IBK__MR_PEER,		/* a type 2 window's QPN; a region's count
+				 * of windows bound to it (each 0 for the
+				 * other kinds, as the memory key rules keep
+				 * them) */
 	IBK__MR_DENY,		/* IBK__MR_DENY_*: what the object refuses */
 	IBK__MR_META,		/* state | kind << 4 | MR index << 8 */
 	IBK__MR_ACCESS, IBK__MR_RKEY, IBK__MR_WORDS
@@ -4998,8 +4999,6 @@ struct ibk__mr_view {
 				 * ibk__mem_op6_classes(), or @p's */
 	uint32_t capacity;
 	uint32_t head_want;	/* ibk__mr_head_want() of the QP */
-	uint32_t head_xor;	/* the header test's terms: the first two */
-	uint32_t head_mask;	/* BTH bytes ^ head_xor, | the class, & mask */
 	uint32_t lacks;		/* the IBK_ACCESS_REMOTE_* bits the QP
 				 * lacks, where the classes still have them */
 	uint64_t key_want;	/* ibk__mr_key_of() the QP's PD and QPN */
@@ -5016,21 +5015,15 @@ ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
 	v.cells = t->cells[c];
 	v.capacity = t->capacity;
 	if (p) {
-		/* the classes say all but TVer: a class is IBK__MEM_OTHER,
-		 * or its opcode's bit 7 is 0 */
 		v.p = p;
 		v.cls = p->cls;
 		v.head_want = p->head_want;
-		v.head_xor = 0;
-		v.head_mask = 0x0f00u | IBK__MEM_OTHER;
 		v.lacks = 0;
 		v.key_want = p->key_want;
 	} else {
 		v.p = NULL;
 		v.cls = ibk__mem_op6_classes();
 		v.head_want = ibk__mr_head_want(qp);
-		v.head_xor = v.head_want;
-		v.head_mask = IBK__MR_HEAD_MASK;
 		v.lacks = ibk__mr_lacks(qp->access);
 		v.key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
 	}
@@ -5060,13 +5053,22 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	const uint8_t *p = (const uint8_t *)bth;
 	const uint8_t *ext = p + IBK_BTH_LEN;
 	uint32_t head = ibk__load_le16(p);
-	uint32_t raw, eight;
+	uint32_t raw, eight, other;
 
-	/* a prepared QP's class by the whole opcode, through @v->p */
-	r->cls = v->p ? v->p->cls[head & 0xffu] : v->cls[head & 0x3fu];
-	/* IBK__MEM_OTHER, FLUSH and CONT are among the transport's bits */
-	if (((((head ^ v->head_xor) | r->cls) & v->head_mask) |
-	     (r->cls & v->lacks)) != 0)
+	if (v->p) {
+		/* by the whole opcode, through @v->p: a class is
+		 * IBK__MEM_OTHER, or its opcode's bit 7 is 0; only TVer
+		 * is left */
+		r->cls = v->p->cls[head & 0xffu];
+		other = (head | r->cls) & (0x0f00u | IBK__MEM_OTHER);
+	} else {
+		/* IBK__MEM_OTHER, FLUSH and CONT are among the transport's
+		 * bits */
+		r->cls = v->cls[head & 0x3fu];
+		other = (((head ^ v->head_want) | r->cls) & IBK__MR_HEAD_MASK) |
+			(r->cls & v->lacks);
+	}
+	if (other != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
 	 * access: 8 for those, 0 for the others */

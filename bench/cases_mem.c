@@ -199,8 +199,9 @@ static uint64_t rkey_lib(void *ctx, uint64_t iters)
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_prepared(&m->t, &m->prepared,
-						  m->hdrs[i & (SEQUENCE - 1)]) ==
+		const void *bth = m->hdrs[i & (SEQUENCE - 1)];
+
+		ok += ibk_mr_table_check_prepared(&m->t, &m->prepared, bth) ==
 		      IBK_MEM_OK;
 		BENCH_BARRIER();
 	}
@@ -330,7 +331,8 @@ static int mem_check(void *ctx)
 		    ibk_mr_table_check(&m->t, &m->qp, m->hdrs[i]) !=
 		    m->lib_verdicts[i] ||
 		    ibk_mr_table_check_prepared(&m->t, &m->prepared,
-						m->hdrs[i]) != m->lib_verdicts[i])
+						m->hdrs[i]) !=
+		    m->lib_verdicts[i])
 			return -1;
 	}
 	return ok == base_ok && ok_prepared == base_ok ? 0 : -1;
