@@ -3,6 +3,10 @@
 """The hot paths' instructions per operation against their budgets.
 
   check.py BUDGETS PROC [JOBS]
+      when BUDGETS' "@compiler ID VERSION" line is not the compiler
+      meson built PROC with (its build directory's meson-info), prints
+      one line saying so and "0 passed, 0 failed": another compiler
+      emits other code, and the budgets are the named one's. Else
       counts, under callgrind (bench/instructions.py), the instructions
       per operation of every case and side that BUDGETS names, one
       valgrind per case, JOBS (default 2) at a time, with PROC
@@ -22,6 +26,7 @@ BUDGETS, one budget a line, '#' to the end of a line a comment:
                               baseline) NAME, counted in the same process
 SIDE is lib, base, or a peer's name as ibk-bench-proc takes it.
 """
+import json
 import os
 import re
 import subprocess
@@ -39,6 +44,23 @@ OPS = 4096
 OPS_BY_PREFIX = {"refill_": 4, "set_one_": 256}
 
 
+def compiler_of_budgets(text):
+    """What BUDGETS' "@compiler TEXT" line names, or None."""
+    m = re.search(r"^@compiler\s+(.*?)\s*$", text, re.M)
+    return m.group(1) if m else None
+
+
+def compiler_of_build(proc):
+    """The compiler of the build holding proc, as its --version's first
+    line names it, less the program's name: "(Debian 12.2.0-14) 12.2.0"."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(proc)))
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        cc = json.load(f)[0]["command"].split()[0]
+    first = subprocess.run([cc, "--version"], capture_output=True,
+                           text=True).stdout.partition("\n")[0]
+    return first.partition(" ")[2]
+
+
 def parse(text, where):
     """{key: (limit, comment)} of a budget file's text: key (case, side,
     'max'), (case, side, 'entry') or (case, side, 'peer', name); limit a
@@ -47,7 +69,7 @@ def parse(text, where):
     for number, line in enumerate(text.splitlines(), 1):
         body, _, comment = line.partition("#")
         words = body.split()
-        if not words:
+        if not words or words[0] == "@compiler":
             continue
         if len(words) == 5 and words[2:4] == ["<=", "peer"]:
             key, limit = (words[0], words[1], "peer", words[4]), None
@@ -186,7 +208,14 @@ def main(argv):
     path, proc = argv[1], argv[2]
     jobs = int(argv[3]) if len(argv) == 4 else 2
     with open(path) as f:
-        budgets = parse(f.read(), path)
+        text = f.read()
+    budgets = parse(text, path)
+    theirs, ours = compiler_of_budgets(text), compiler_of_build(proc)
+    if theirs != ours:
+        print(f"# perf: skipped, {os.path.basename(path)} holds {theirs}'s "
+              f"code and this build's compiler is {ours}")
+        print("0 passed, 0 failed")
+        return 0
     counts, missing = counts_of(proc, runs_of(budgets), jobs)
     passed, failed = check_budgets(budgets, counts, missing)
     p, f = check_only_down(path, budgets)
