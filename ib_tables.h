@@ -4753,27 +4753,61 @@ static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
 	return ibk__mr_txn_end(t, &x, ibk_mw_bind(mw, mr, old_mr, wr));
 }
 
-/*
- * Invalidates the object named by @key (LOCAL_INV, or the IETH of a SEND
- * with invalidate) by ibk_mem_invalidate(): a type 2 window becomes FREE
- * and leaves its MR, a fast-register MR becomes FREE. Returns as
- * ibk_mr_table_register().
- */
-static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
-					  ibk_rkey_t key)
+/* Invalidation of the object named by @key by ibk_mem_invalidate(), or
+ * for a SEND with invalidate received on *@qp (not NULL) by
+ * ibk_mem_invalidate_remote(); a bound type 2 window's MR loses it. */
+static inline int ibk__mr_table_invalidate(struct ibk_mr_table *t,
+					   ibk_rkey_t key,
+					   const struct ibk_mem_qp *qp)
 {
 	struct ibk_mem_attr *o, *mr = NULL;
 	struct ibk__mr_txn x;
 
-	if (!t)
-		return IBK_EINVAL;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o)
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
 	if (o->length != 0 && o->kind == IBK_MEM_MW2)
 		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
-	return ibk__mr_txn_end(t, &x, ibk_mem_invalidate(o, mr, key));
+	return ibk__mr_txn_end(t, &x, qp ?
+			       ibk_mem_invalidate_remote(o, mr, key, qp) :
+			       ibk_mem_invalidate(o, mr, key));
+}
+
+/*
+ * Invalidates the object named by @key for a LOCAL_INV work request, by
+ * ibk_mem_invalidate(): a type 2 window becomes FREE and leaves its MR, a
+ * fast-register MR becomes FREE. Local: the poster owns what it names, so
+ * no QP or PD is compared (rxe_invalidate_mr() and rxe_invalidate_mw() in
+ * Linux 6.1 compare none). For the IETH of a received SEND with
+ * invalidate, use ibk_mr_table_invalidate_remote(). Returns as
+ * ibk_mr_table_register().
+ */
+static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
+					  ibk_rkey_t key)
+{
+	if (!t)
+		return IBK_EINVAL;
+	return ibk__mr_table_invalidate(t, key, NULL);
+}
+
+/*
+ * Invalidates the object named by @key, the IETH of a SEND with
+ * invalidate received on *@qp, by ibk_mem_invalidate_remote(): a peer may
+ * free only what it could reach through that QP, so an object of another
+ * PD is IBK_MEMOP_ERR_PD and a type 2 window bound to another QP
+ * IBK_MEMOP_ERR_WINDOW_QP, and nothing changes; else as
+ * ibk_mr_table_invalidate(). A refusal completes the receive with
+ * IBK_WC_REM_INV_REQ_ERR. Returns as ibk_mr_table_register(); IBK_EINVAL
+ * for a NULL @t or @qp.
+ */
+static inline int ibk_mr_table_invalidate_remote(struct ibk_mr_table *t,
+						 ibk_rkey_t key,
+						 const struct ibk_mem_qp *qp)
+{
+	if (!t || !qp)
+		return IBK_EINVAL;
+	return ibk__mr_table_invalidate(t, key, qp);
 }
 
 /*

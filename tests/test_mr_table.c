@@ -10,7 +10,8 @@
  *  - lookups in the model scan the whole array for a live object with the
  *    whole 32-bit key; the table reads one cell by the key's index;
  *  - 200000 random operations (register, re-register, fast register,
- *    bind, invalidate, deregister) with keys current, stale and wrong:
+ *    bind, local and remote invalidate, deregister) with keys current,
+ *    stale and wrong, remote ones from QPs of either PD:
  *    the table must return what the model returns, hold exactly the
  *    model's objects in both latch copies after each, move its generation
  *    by one update per published operation and by none for a refused one;
@@ -178,6 +179,25 @@ static int model_by_key(ibk_rkey_t key,
 	return (int)v;
 }
 
+/* A SEND with invalidate of @key received on *@qp:
+ * ibk_mem_invalidate_remote() on the object at its index. */
+static int model_invalidate_remote(ibk_rkey_t key,
+				   const struct ibk_mem_qp *qp)
+{
+	uint32_t i = ibk_rkey_index(key);
+	struct ibk_mem_attr copy;
+	enum ibk_memop_verdict v;
+
+	if (i >= CAP)
+		return IBK_MEMOP_ERR_KEY;
+	copy = model[i];
+	v = ibk_mem_invalidate_remote(&copy, NULL, key, qp);
+	if (v == IBK_MEMOP_OK)
+		model[i] = copy;
+	model_recount();
+	return (int)v;
+}
+
 /* ---- random arguments: mostly sensible, often stale, sometimes wrong ---- */
 
 /* A key: an object's current one, its next or previous key byte, or any. */
@@ -266,12 +286,13 @@ static void test_random_ops(void)
 {
 	unsigned long i, bad_rc = 0, bad_state = 0, bad_gen = 0;
 	unsigned long applied = 0, refused = 0;
-	unsigned long per_op[6] = { 0 };
+	unsigned long per_op[7] = { 0 };
 
 	for (i = 0; i < OPS; i++) {
-		unsigned op = test_rng_below(6);
+		unsigned op = test_rng_below(7);
 		struct ibk_mem_attr a;
 		struct ibk_mw_bind_wr wr;
+		struct ibk_mem_qp qp;
 		uint32_t before = count_now(), after;
 		ibk_rkey_t key;
 		int want, got;
@@ -307,10 +328,19 @@ static void test_random_ops(void)
 			want = model_by_key(key, ibk_mem_invalidate);
 			got = ibk_mr_table_invalidate(&table, key);
 			break;
-		default:
+		case 5:
 			key = random_key();
 			want = model_by_key(key, ibk_mem_deregister);
 			got = ibk_mr_table_deregister(&table, key);
+			break;
+		default:	/* the QPs and PDs random_bind() binds for */
+			memset(&qp, 0, sizeof(qp));
+			qp.type = IBK_QPT_RC;
+			qp.qpn = 10 + test_rng_below(2);
+			qp.pd = 1 + test_rng_below(2);
+			key = random_key();
+			want = model_invalidate_remote(key, &qp);
+			got = ibk_mr_table_invalidate_remote(&table, key, &qp);
 			break;
 		}
 		after = count_now();
@@ -333,9 +363,10 @@ static void test_random_ops(void)
 		}
 	}
 	tap_diag("%lu operations: %lu applied (register %lu, rereg %lu, "
-		 "fast reg %lu, bind %lu, invalidate %lu, deregister %lu), "
-		 "%lu refused", OPS, applied, per_op[0], per_op[1], per_op[2],
-		 per_op[3], per_op[4], per_op[5], refused);
+		 "fast reg %lu, bind %lu, invalidate %lu, deregister %lu, "
+		 "remote invalidate %lu), %lu refused", OPS, applied,
+		 per_op[0], per_op[1], per_op[2], per_op[3], per_op[4],
+		 per_op[5], per_op[6], refused);
 	tap_ok(bad_rc == 0, "every operation returns what the rules give the "
 	       "model (%lu differ)", bad_rc);
 	tap_ok(bad_state == 0, "after each, both latch copies hold the model's "
@@ -345,7 +376,8 @@ static void test_random_ops(void)
 	       "flips), a refused one moves no generation (%lu wrong)",
 	       bad_gen);
 	tap_ok(per_op[0] && per_op[1] && per_op[2] && per_op[3] && per_op[4] &&
-	       per_op[5], "every kind of operation was applied at least once");
+	       per_op[5] && per_op[6],
+	       "every kind of operation was applied at least once");
 }
 
 /* ---- reads against the model ---- */
@@ -646,6 +678,114 @@ static void test_scenario(void)
 }
 
 /*
+ * LOCAL_INV and the IETH of a SEND with invalidate through the table: the
+ * remote form refuses what the receiving QP could not reach (an object of
+ * another PD, a type 2 window bound to another QP) and changes nothing;
+ * from the QP that could reach it, and locally, the object is freed.
+ */
+static void test_invalidate_remote(void)
+{
+	struct ibk_mem_attr mr, fast, mw, next;
+	struct ibk_mw_bind_wr wr;
+	struct ibk_mem_qp qp1, qp2, other;
+	struct ibk_mr_ref ref;
+	ibk_rkey_t bound = ibk_rkey_make(6, 0x21), fast_key;
+	uint32_t gen;
+
+	ibk_mr_table_init(&table, cells, CAP);
+	memset(&mr, 0, sizeof(mr));
+	mr.rkey = ibk_rkey_make(5, 0x10);
+	mr.pd = 1;
+	mr.access = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE |
+		    IBK_ACCESS_MW_BIND;
+	mr.addr = 0x10000;
+	mr.length = 0x10000;
+	mw = mr;
+	mw.rkey = ibk_rkey_make(6, 0x20);
+	mw.kind = IBK_MEM_MW2;
+	fast = mr;
+	fast.rkey = ibk_rkey_make(7, 0x30);
+	fast.pd = 2;
+	fast.kind = IBK_MEM_MR_FAST;
+	next = fast;
+	fast_key = next.rkey = ibk_rkey_make(7, 0x31);
+	memset(&wr, 0, sizeof(wr));
+	wr.mw_rkey = mw.rkey;
+	wr.mr_lkey = mr.rkey;
+	wr.key_byte = 0x21;
+	wr.addr = 0x11000;
+	wr.length = 0x1000;
+	wr.access = IBK_ACCESS_REMOTE_WRITE;
+	wr.qpn = QPN_A;
+	wr.qp_pd = 1;
+	memset(&qp1, 0, sizeof(qp1));
+	qp1.type = IBK_QPT_RC;
+	qp1.qpn = QPN_A;
+	qp1.pd = 1;
+	other = qp1;
+	other.qpn = QPN_A + 1;
+	qp2 = qp1;
+	qp2.qpn = QPN_A + 2;
+	qp2.pd = 2;
+	tap_ok(ibk_mr_table_register(&table, &mr) == IBK_MEMOP_OK &&
+	       ibk_mr_table_register(&table, &mw) == IBK_MEMOP_OK &&
+	       ibk_mr_table_register(&table, &fast) == IBK_MEMOP_OK &&
+	       ibk_mr_table_fast_reg(&table, 2, &next) == IBK_MEMOP_OK &&
+	       ibk_mr_table_bind(&table, &wr) == IBK_MEMOP_OK,
+	       "remote invalidation: an MR and a type 2 window bound by QP "
+	       "0x%x in PD 1, a fast-register MR in PD 2", QPN_A);
+
+	gen = count_now();
+	tap_ok(ibk_mr_table_invalidate_remote(&table, fast_key, &qp1) ==
+	       IBK_MEMOP_ERR_PD && count_now() == gen &&
+	       ibk_mr_table_ref_get(&table, fast_key, &ref) == IBK_OK &&
+	       ref.attr.state == IBK_MEM_VALID,
+	       "an IETH on a QP of PD 1 naming PD 2's fast-register MR: "
+	       "ERR_PD, nothing published, the MR stays VALID");
+	tap_ok(ibk_mr_table_invalidate_remote(&table, bound, &other) ==
+	       IBK_MEMOP_ERR_WINDOW_QP && count_now() == gen &&
+	       ibk_mr_table_ref_get(&table, bound, &ref) == IBK_OK &&
+	       ref.attr.state == IBK_MEM_VALID && ref.attr.qpn == QPN_A,
+	       "an IETH on another QP of the PD naming the type 2 window: "
+	       "ERR_WINDOW_QP, the window stays bound");
+	tap_ok(ibk_mr_table_invalidate_remote(&table, bound, &qp2) ==
+	       IBK_MEMOP_ERR_PD,
+	       "an IETH on a QP of PD 2 naming the window: ERR_PD");
+	tap_ok(ibk_mr_table_invalidate_remote(&table, bound, &qp1) ==
+	       IBK_MEMOP_OK &&
+	       ibk_mr_table_ref_get(&table, bound, &ref) == IBK_OK &&
+	       ref.attr.state == IBK_MEM_FREE &&
+	       ibk_mr_table_ref_get(&table, mr.rkey, &ref) == IBK_OK &&
+	       ref.attr.windows == 0,
+	       "the IETH on the window's own QP: FREE, its MR counts no "
+	       "window");
+	tap_ok(ibk_mr_table_invalidate_remote(&table, fast_key, &qp2) ==
+	       IBK_MEMOP_OK &&
+	       ibk_mr_table_ref_get(&table, fast_key, &ref) == IBK_OK &&
+	       ref.attr.state == IBK_MEM_FREE,
+	       "the IETH on a QP of PD 2 naming PD 2's fast-register MR: "
+	       "FREE");
+	tap_ok(ibk_mr_table_invalidate_remote(&table, fast_key, NULL) ==
+	       IBK_EINVAL &&
+	       ibk_mr_table_invalidate_remote(NULL, fast_key, &qp2) ==
+	       IBK_EINVAL,
+	       "remote invalidation without a table or a QP: IBK_EINVAL");
+
+	/* LOCAL_INV: the poster's own objects, no QP or PD compared */
+	next.rkey = fast_key = ibk_rkey_make(7, 0x32);
+	wr.key_byte = 0x22;
+	wr.mw_rkey = bound;
+	bound = ibk_rkey_make(6, 0x22);
+	tap_ok(ibk_mr_table_fast_reg(&table, 2, &next) == IBK_MEMOP_OK &&
+	       ibk_mr_table_bind(&table, &wr) == IBK_MEMOP_OK &&
+	       ibk_mr_table_invalidate(&table, fast_key) == IBK_MEMOP_OK &&
+	       ibk_mr_table_invalidate(&table, bound) == IBK_MEMOP_OK &&
+	       ibk_mr_table_ref_get(&table, mr.rkey, &ref) == IBK_OK &&
+	       ref.attr.windows == 0,
+	       "LOCAL_INV of both, registered and bound again: both FREE");
+}
+
+/*
  * A device reset: the table starts over empty, and a reference taken
  * before never reads fresh again, not even against the object registered
  * at its index afterwards (DESIGN: a generation is never reused over a
@@ -761,6 +901,7 @@ int main(void)
 {
 	test_rng_seed(SEED);
 	test_scenario();
+	test_invalidate_remote();
 	test_reset();
 	test_window_region_moves();
 	ibk_mr_table_init(&table, cells, CAP);
