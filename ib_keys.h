@@ -2920,9 +2920,18 @@ enum ibk_mem_state {
 
 /*
  * A region's or window's attributes, as a responder keeps them. Remote
- * addresses are iovas in [addr, addr + length), or offsets in [0, length)
- * when access has IBK_ACCESS_ZERO_BASED; a window's addr is where it
+ * addresses are iovas in [addr, addr + length); for a window with
+ * IBK_ACCESS_ZERO_BASED, offsets in [0, length), and its addr is where it
  * starts in its MR. A type 1 window of length 0 is unbound.
+ *
+ * A region's addr is its iova, and IBK_ACCESS_ZERO_BASED on a region is
+ * not read at access, as in Linux 6.1's rxe (check_rkey() offsets only a
+ * zero-based window; mr_check_range() compares with the MR's iova): a
+ * zero-based region is one whose iova is 0, the same effect the verbs
+ * give it (ibv_reg_mr(3): ibv_reg_mr_iova() with hca_va 0 "has the same
+ * effect as IBV_ACCESS_ZERO_BASED"; ib_map_mr_sg() users set mr->iova).
+ * A stack registering with the flag stores addr 0. The flag still keeps
+ * a window from binding to the region (ibk_mw_bind_check()).
  */
 struct ibk_mem_attr {
 	uint64_t addr;
@@ -3211,10 +3220,11 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 			const struct ibk_mem_attr *r,
 			const struct ibk_mem_attr *mr)
 {
-	/* zero-based: remote addresses are offsets from 0 */
-	uint64_t base = r->addr & (0u - (uint64_t)!(r->access &
-						     IBK_ACCESS_ZERO_BASED));
 	uint32_t window = (r->kind == IBK_MEM_MW1) | (r->kind == IBK_MEM_MW2);
+	/* a zero-based window's remote addresses are offsets from 0 */
+	uint32_t zero_based = window &
+			      (uint32_t)!!(r->access & IBK_ACCESS_ZERO_BASED);
+	uint64_t base = r->addr & ((uint64_t)zero_based - 1u);
 	uint32_t in = (uint32_t)ibk_mem_range_ok(req->va, req->length, base,
 						 r->length) &
 		      (ibk__mw_in_mr(req, r, mr) | !window);

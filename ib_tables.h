@@ -4405,7 +4405,7 @@ static inline struct ibk__mr_reach ibk__mr_reach_meet(struct ibk__mr_reach a,
 
 /*
  * Writer side: what a request may reach through object @a: its own range
- * (from 0 when zero-based, as ibk__mem_object_verdict() reads it) and,
+ * (from 0 for a zero-based window, as ibk__mem_object_verdict() reads it) and,
  * for a bound window whose region @mr cannot change (ibk__mr_frozen()),
  * only the part whose translation lies in @mr, as ibk__mw_in_mr() checks
  * it: the window's offsets shifted by its start when zero-based, the
@@ -4415,7 +4415,8 @@ static inline struct ibk__mr_reach ibk__mr_reach_meet(struct ibk__mr_reach a,
 static inline struct ibk__mr_reach
 ibk__mr_reach_of(const struct ibk_mem_attr *a, const struct ibk_mem_attr *mr)
 {
-	bool zero_based = (a->access & IBK_ACCESS_ZERO_BASED) != 0;
+	bool zero_based = ibk__mem_is_window(a) &&
+			  (a->access & IBK_ACCESS_ZERO_BASED) != 0;
 	struct ibk__mr_reach own = ibk__mr_reach_make(zero_based ? 0 : a->addr,
 						      a->length);
 	struct ibk__mr_reach in_mr;

@@ -605,7 +605,7 @@ enum mutation {
 	M_FREE, M_BELOW, M_BEYOND, M_WRAP, M_MISALIGNED, M_ZERO_BASED,
 	M_UD_QP, M_TVER, M_UC_READ, M_FLUSH, M_SEND, M_WRITE_MIDDLE,
 	M_ATOMIC_WRITE_ZERO, M_MW_PAST_MR, M_MW_NO_MR, M_AW_8_PAST_END,
-	M_AW_RETH_PAST_END,
+	M_AW_RETH_PAST_END, M_AT_BASE,
 };
 
 struct verdict_case {
@@ -679,6 +679,10 @@ static void mutate(struct req *q, struct ibk_mem_attr *r, bool *r_null,
 	case M_FREE:
 		r->state = IBK_MEM_FREE;
 		break;
+	case M_AT_BASE:		/* the object's first byte */
+		ibk_reth_set_va(ext, BASE);
+		ibk_atomiceth_set_va(ext, BASE);
+		break;
 	case M_BELOW:
 		ibk_reth_set_va(ext, BASE - 1);
 		ibk_atomiceth_set_va(ext, BASE - 8);
@@ -698,7 +702,8 @@ static void mutate(struct req *q, struct ibk_mem_attr *r, bool *r_null,
 		ibk_atomiceth_set_va(ext, BASE + 4);
 		ibk_reth_set_va(ext, BASE + 4);
 		break;
-	case M_ZERO_BASED:	/* addresses become offsets from 0 */
+	case M_ZERO_BASED:	/* a window's addresses become offsets from
+				 * 0; a region's stay its iova's */
 		r->access |= IBK_ACCESS_ZERO_BASED;
 		ibk_reth_set_va(ext, 0x100);
 		ibk_atomiceth_set_va(ext, 0x100);
@@ -861,8 +866,13 @@ static const struct verdict_case verdict_cases[] = {
 	{ "2.5 the rxe wrap: iova + length wraps to a small value", OP_WRITE,
 	  { M_WRAP }, IBK_MEM_ERR_RANGE },
 	{ "2.5 the wrap on a READ", OP_READ, { M_WRAP }, IBK_MEM_ERR_RANGE },
-	{ "2.4 zero-based: offsets from 0 inside the length", OP_WRITE,
-	  { M_ZERO_BASED }, IBK_MEM_OK },
+	/* a region's zero-based flag is not read at access: its iova is
+	 * the base (rxe check_rkey() offsets only a window;
+	 * mr_check_range() compares with mr->ibmr.iova) */
+	{ "rxe check_rkey(): a region registered zero-based, offset 0x100: "
+	  "below its iova", OP_WRITE, { M_ZERO_BASED }, IBK_MEM_ERR_RANGE },
+	{ "rxe check_rkey(): a region registered zero-based, READ at its "
+	  "iova", OP_READ, { M_ZERO_BASED, M_AT_BASE }, IBK_MEM_OK },
 	{ "2.4 zero-based window", OP_CSWAP, { M_ZERO_BASED, M_MW2 },
 	  IBK_MEM_OK },
 	/* a window reaches only its MR (C10-75; rxe check_rkey() then
@@ -1018,7 +1028,7 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 		(test_rng_below(16) == 0 ? 0x80000000u + test_rng_below(2) :
 		 test_rng_below(0x2000));
 	uint64_t va;
-	bool reth = !ibk_opcode_has_atomiceth(op);
+	bool reth = !ibk_opcode_has_atomiceth(op), zero_based;
 
 	*r = good_mr();
 	r->kind = (uint8_t)test_rng_below(4);
@@ -1032,7 +1042,10 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 	r->rkey = test_rng_below(8) == 0 ? ibk_rkey_next(KEY) : KEY;
 	*r_null = test_rng_below(16) == 0;
 
-	va = (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
+	/* the zero-based flag offsets a window only (rxe check_rkey()) */
+	zero_based = (r->kind == IBK_MEM_MW1 || r->kind == IBK_MEM_MW2) &&
+		     (r->access & IBK_ACCESS_ZERO_BASED);
+	va = zero_based ? 0 : r->addr;
 	va += test_rng_below(4) == 0 ? (uint64_t)0 - test_rng_below(16) :
 	      test_rng_below((uint32_t)LEN + 0x40) & ~(uint64_t)(test_rng64() & 7);
 	req_init(q, op, va, KEY, len);
@@ -1080,14 +1093,12 @@ static void random_request(struct req *q, struct ibk_mem_attr *r,
 	/* an ATOMIC WRITE writes 8 bytes, whatever its RETH says */
 	if (op == OP_AWRITE && len < 8)
 		len = 8;
-	f->in_range = model_range(va, reth ? len : 8,
-				  (r->access & IBK_ACCESS_ZERO_BASED) ? 0 :
-				  r->addr, r->length) == IBK_RANGE_IN;
+	f->in_range = model_range(va, reth ? len : 8, zero_based ? 0 : r->addr,
+				  r->length) == IBK_RANGE_IN;
 	/* a window's bytes translated into its MR: offsets from its addr
 	 * when zero-based (rxe check_rkey()), exact in 65 bits */
 	{
-		struct u65 t = add65(va, (r->access & IBK_ACCESS_ZERO_BASED) ?
-					 r->addr : 0);
+		struct u65 t = add65(va, zero_based ? r->addr : 0);
 
 		f->in_mr = !q->no_mr && !t.hi &&
 			   model_range(t.lo, reth ? len : 8, q->mr.addr,

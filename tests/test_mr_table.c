@@ -434,7 +434,8 @@ static void random_request(uint8_t *pkt, struct ibk_mem_qp *qp)
 
 	if (test_rng_below(4) != 0 && o->state == IBK_MEM_VALID) {
 		key = o->rkey;
-		va = (o->access & IBK_ACCESS_ZERO_BASED) ? 0 : o->addr;
+		va = is_window(o) && (o->access & IBK_ACCESS_ZERO_BASED) ?
+		     0 : o->addr;
 		len = (uint32_t)(o->length >> test_rng_below(4));
 		va += test_rng_below(2) ? 0 : o->length - len;
 		qp->pd = o->pd;

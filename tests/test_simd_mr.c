@@ -154,10 +154,12 @@ static ibk_rkey_t random_key(uint32_t index)
 }
 
 /* An address for an object of @attr: at or near either end of its reach
- * (offsets from 0 when zero-based), past it, near 2^64, or any. */
+ * (offsets from 0 for a zero-based window), past it, near 2^64, or any. */
 static uint64_t random_va(const struct ibk_mem_attr *a, uint32_t len)
 {
-	uint64_t lo = (a->access & IBK_ACCESS_ZERO_BASED) ? 0 : a->addr;
+	bool window = a->kind == IBK_MEM_MW1 || a->kind == IBK_MEM_MW2;
+	uint64_t lo = window && (a->access & IBK_ACCESS_ZERO_BASED) ? 0 :
+		      a->addr;
 	uint64_t end = lo + a->length;
 
 	switch (test_rng_below(8 * edges)) {

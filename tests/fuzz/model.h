@@ -79,7 +79,9 @@ model_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 		return IBK_MEM_ERR_ACCESS;
 	if (r->state != IBK_MEM_VALID)
 		return IBK_MEM_ERR_STATE;
-	base = (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
+	/* zero-based: a window's offsets from 0; a region keeps its iova
+	 * (rxe check_rkey(), mr_check_range()) */
+	base = window && (r->access & IBK_ACCESS_ZERO_BASED) ? 0 : r->addr;
 	if (!model_in(req->va, req->length, base, r->length))
 		return IBK_MEM_ERR_RANGE;
 	if (window && !model_in_mr(req, r, mr))
