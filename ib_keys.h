@@ -2939,7 +2939,9 @@ struct ibk_mem_attr {
 	ibk_rkey_t rkey;	/* R_Key (rxe: the L_Key too) */
 	uint32_t pd;		/* protection domain, any handle */
 	uint32_t access;	/* IBK_ACCESS_* granted */
-	uint32_t qpn;		/* type 2 window: the QP it is bound to */
+	uint32_t qpn;		/* type 2 window: the QP it is bound to
+				 * (a number: not to be reused while
+				 * bound, see ibk_mr_table_bind()) */
 	uint32_t mr_index;	/* window: the index of the MR it is bound to */
 	uint32_t windows;	/* region: windows bound to it */
 	uint8_t kind;		/* enum ibk_mem_kind */

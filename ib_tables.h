@@ -4732,6 +4732,11 @@ static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
  * Binds the window named by wr->mw_rkey as *@wr asks, by ibk_mw_bind():
  * to the MR named by wr->mr_lkey (none for length 0), moving the window
  * counts of the MR it leaves and the MR it joins, all in one generation.
+ * A type 2 window is tied to wr->qpn, a number: the table cannot tell a
+ * new QP that reuses it from the one that bound. rxe holds a reference to
+ * the QP while the window is bound (rxe_do_bind_mw()), so its number is
+ * not reused; a stack does the same, or invalidates or deallocates the
+ * QP's type 2 windows before its number is reused.
  * Returns as ibk_mr_table_register().
  */
 static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
