@@ -4367,7 +4367,7 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
  * The bytes a request may reach: [lo, lo + span), lo + span at most 2^64
  * (exactly), span 0 when nothing can be reached. A request of length
  * len >= 1 at va lies inside iff va - lo + len, in 64-bit arithmetic,
- * neither carries nor exceeds span (ibk__mr_check_bits()).
+ * neither carries nor exceeds span (ibk__mr_outside()).
  */
 struct ibk__mr_reach {
 	uint64_t lo;
@@ -4545,8 +4545,8 @@ static inline int ibk_mr_table_init(struct ibk_mr_table *t,
  * Starts an initialised table over, for a consumer re-opening its device
  * after a reset (DEVICE_FATAL): every index free, as one more published
  * generation, so the count moves forward and never comes back to one a
- * reference was taken in (DESIGN: a generation is never reused over a
- * table's lifetime); a reference from before stays stale, also against
+ * reference was taken in (a generation is never reused over a table's
+ * lifetime, as the latch section says); a reference from before stays stale, also against
  * an object registered at its index afterwards. A writer: it takes the
  * lock word like the others. IBK_OK; IBK_EINVAL for NULL @t.
  */

@@ -9,8 +9,8 @@
  * Prints the machine, one `case=... lib_ns=... base=... base_ns=...` line
  * per case and baseline or peer (median ns per operation over N samples of
  * about MS each, lower is better; for the threaded cases ns per read per
- * thread), a summary with speedups, and a MET/MISSED line per DESIGN.md
- * performance target. A latency case (read_latency) prints one row per
+ * thread), a summary with speedups, and a MET/MISSED line per
+ * performance target (the README's Performance section). A latency case (read_latency) prints one row per
  * kind of read, statistic and baseline or peer instead: read_latency_max,
  * _p9999, _p99, _median, each beside its _nocsw twin (batches of reads the
  * OS switched out left out), in ns for one read; its reads per
@@ -262,7 +262,7 @@ static void print_summary(const struct row *rows, size_t n)
 }
 
 /* ------------------------------------------------------------------------
- * DESIGN.md performance targets
+ * Performance targets (the README's Performance section)
  * ------------------------------------------------------------------------ */
 
 enum target_kind {
@@ -276,7 +276,7 @@ enum target_kind {
 	TARGET_RETRIES_AT_MOST,		/* lib's most retries in one read */
 };
 
-/* A target of DESIGN.md ("Performance targets"), on the row of case
+/* A performance target (the README's Performance section), on the row of case
  * @name whose baseline or peer is @base (NULL: the case's first row). */
 struct target {
 	const char *what;
@@ -492,7 +492,7 @@ static void print_targets(const struct row *rows, size_t n)
 {
 	size_t i;
 
-	printf("\nDESIGN.md performance targets:\n");
+	printf("\nPerformance targets:\n");
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
 		print_target(&targets[i], rows, n);
 }

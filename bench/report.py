@@ -8,7 +8,7 @@
       table of every ns/op row of RESULTS_DIR/latest.json with its
       instructions per operation and their ratio beside the ns', the
       read-latency table of the library and each peer, and the run's
-      MET/MISSED line per DESIGN.md target (bench/run: RESULTS/report.md)
+      MET/MISSED line per performance target (bench/run: RESULTS/report.md)
       and, after it, the summary of issue 21's targets: each hot path's
       figures, the peers beside, the target and met or missed, worked
       out here from the rows (not from the run's own MET lines)
@@ -115,8 +115,9 @@ def section(results):
             ""] + timed_table(rows) + ["",
             "One get of a 65536-entry table while a writer refills all of "
             "it back to back (`read_latency`, in us):", ""] + \
-        latency_table(rows) + ["", "Targets (DESIGN.md), as the run "
-                               "printed them:", "", "```"] + \
+        latency_table(rows) + ["", "Targets (the README's Performance "
+                               "section), as the run printed them:", "",
+                               "```"] + \
         sorted(set(targets), key=targets.index) + ["```", ""]
 
 

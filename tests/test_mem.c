@@ -5,16 +5,19 @@
  *  - key format and ibv_inc_rkey(): libibverbs' own inline function where
  *    the build has <infiniband/verbs.h>, worked examples everywhere;
  *  - access flags, completion statuses and opcodes: the values in verbs.h
- *    and opcode.h (native builds), and the tables of FACTS-access.md 2.2,
- *    2.3 and 2.8 written out here;
+ *    and opcode.h (native builds), and the opcode headers (IBA table 38,
+ *    ib_pack.h), AETH syndromes (rxe_comp.c check_ack()) and access flags
+ *    (verbs.h) written out here;
  *  - the range check against an exact 128-bit model on millions of random
  *    and edge values near 0 and 2^64, and the rxe wrap case, which the
  *    kernel's u64 form accepts and the library must refuse;
- *  - the responder check: one table row per rule of FACTS-access.md 2.4,
- *    rows where two rules fail (the earlier one in rxe's order must win),
+ *  - the responder check: one table row per rule of rxe_resp.c
+ *    (check_op_valid(), check_length(), check_rkey()) and rxe_mr.c
+ *    (mr_check_range()), rows where two rules fail (the earlier one in rxe's order must win),
  *    and random requests against that order written here as an if-chain;
- *  - windows (2.6), invalidation and fast registration (2.7), the
- *    registration rule (2.8): tables of cases, each naming its rule.
+ *  - windows (rxe_mw.c, with the IBA rules it cites), invalidation and
+ *    fast registration (rxe_mr.c), the registration rule (ibv_reg_mr(3),
+ *    ib_check_mr_access()): tables of cases, each naming its rule.
  *
  * Nothing here compares the library with its own output.
  */
@@ -36,7 +39,8 @@
 static unsigned long diags;	/* failing cases shown (tap_diag_first()) */
 
 /* ------------------------------------------------------------------------
- * Key format (FACTS-access.md 2.1)
+ * Key format: index << 8 | key byte (rdma-core ibv_inc_rkey(), the
+ * kernel's ib_inc_rkey())
  * ------------------------------------------------------------------------ */
 
 static void test_rkey_format(void)
@@ -103,7 +107,8 @@ static void test_rkey_format(void)
 }
 
 /* ------------------------------------------------------------------------
- * Access flags and the registration rule (FACTS-access.md 2.8)
+ * Access flags and the registration rule (rdma-core verbs.h, ibv_reg_mr(3),
+ * the kernel's ib_check_mr_access())
  * ------------------------------------------------------------------------ */
 
 static void test_access(void)
@@ -118,7 +123,7 @@ static void test_access(void)
 	       IBK_ACCESS_FLUSH_GLOBAL == 0x100 &&
 	       IBK_ACCESS_FLUSH_PERSISTENT == 0x200 &&
 	       IBK_ACCESS_RELAXED_ORDERING == 1u << 20,
-	       "access flags as FACTS 2.8 lists them (rdma-core verbs.h)");
+	       "access flags as rdma-core's verbs.h defines them");
 #ifdef IBK_TEST_HAVE_VERBS
 	tap_ok(IBK_ACCESS_LOCAL_WRITE == IBV_ACCESS_LOCAL_WRITE &&
 	       IBK_ACCESS_REMOTE_WRITE == IBV_ACCESS_REMOTE_WRITE &&
@@ -172,7 +177,8 @@ static void test_access(void)
 }
 
 /* ------------------------------------------------------------------------
- * The range check against an exact model (FACTS-access.md 2.5)
+ * The range check against an exact model (rxe mr_check_range(), and the
+ * u64 form of later kernels that wraps)
  * ------------------------------------------------------------------------ */
 
 /* Exact sums: 128-bit where the compiler has it, two words elsewhere. */
@@ -287,7 +293,7 @@ static void test_range(void)
 	unsigned long cases = 0, i;
 	size_t a, b, c, d;
 
-	/* FACTS 2.5: iova 0xfffffffffffffc00 + 0x400 = 0 in u64; the range
+	/* Linux 6.3+ mr_check_range(): iova 0xfffffffffffffc00 + 0x400 = 0 in u64; the range
 	 * ends exactly at 2^64, far beyond the region */
 	tap_ok(rxe_range_ok(0xfffffffffffffc00ull, 0x400, 0x1000, 0x1000) &&
 	       !ibk_mem_range_ok(0xfffffffffffffc00ull, 0x400, 0x1000, 0x1000) &&
@@ -363,7 +369,7 @@ static void test_range(void)
 }
 
 /* ------------------------------------------------------------------------
- * AETH syndromes (FACTS-access.md 2.3) and completion statuses
+ * AETH syndromes (rxe_comp.c check_ack()) and completion statuses
  * ------------------------------------------------------------------------ */
 
 static void test_aeth(void)
@@ -378,7 +384,7 @@ static void test_aeth(void)
 	       "NAK codes 0x60-0x64 and the unlimited-credit ACK 0x1f");
 	tap_ok(IBK_WC_SUCCESS == 0 && IBK_WC_REM_INV_REQ_ERR == 9 &&
 	       IBK_WC_REM_ACCESS_ERR == 10 && IBK_WC_REM_OP_ERR == 11,
-	       "completion statuses 9, 10, 11 as FACTS 2.3 lists them");
+	       "completion statuses 9, 10, 11 as enum ibv_wc_status numbers them");
 #ifdef IBK_TEST_HAVE_VERBS
 	tap_ok((int)IBK_WC_SUCCESS == (int)IBV_WC_SUCCESS &&
 	       (int)IBK_WC_LOC_QP_OP_ERR == (int)IBV_WC_LOC_QP_OP_ERR &&
@@ -423,7 +429,7 @@ static void test_aeth(void)
 }
 
 /* ------------------------------------------------------------------------
- * Which opcodes carry which header (FACTS-access.md 2.2, IBA table 38)
+ * Which opcodes carry which header (IBA table 38; rxe_opcode.c)
  * ------------------------------------------------------------------------ */
 
 static bool in_list(unsigned op, const uint8_t *list, size_t n)
@@ -489,7 +495,7 @@ static void test_opcodes(void)
 	       (IBK_TRANSPORT_RC | IBK_OP_FLUSH) == 0x1c &&
 	       (IBK_TRANSPORT_RC | IBK_OP_ATOMIC_WRITE) == 0x1d &&
 	       (IBK_TRANSPORT_UC | IBK_OP_RDMA_WRITE_FIRST) == 0x26,
-	       "opcode numbers of FACTS 2.2 (ib_pack.h)");
+	       "opcode numbers of the kernel's ib_pack.h");
 #ifdef IBK_TEST_HAVE_VERBS
 	tap_ok(IBK_OP_SEND_LAST_IMM == IBV_OPCODE_SEND_LAST_WITH_IMMEDIATE &&
 	       IBK_OP_SEND_ONLY_IMM == IBV_OPCODE_SEND_ONLY_WITH_IMMEDIATE &&
@@ -523,7 +529,8 @@ static void test_opcodes(void)
 }
 
 /* ------------------------------------------------------------------------
- * The responder check (FACTS-access.md 2.4, 2.5)
+ * The responder check (rxe_resp.c check_op_valid(), check_length(),
+ * check_rkey(); rxe_mr.c mr_check_range())
  * ------------------------------------------------------------------------ */
 
 #define QPN	0x000123u
@@ -784,88 +791,88 @@ static const struct verdict_case verdict_cases[] = {
 	{ "FLUSH is refused as an invalid request", OP_WRITE, { M_FLUSH },
 	  IBK_MEM_ERR_OPCODE },
 	/* check_op_valid: QP access flags, NAK 0x61 not 0x62 */
-	{ "2.4 check_op_valid: WRITE to a QP without REMOTE_WRITE", OP_WRITE,
+	{ "rxe_resp.c check_op_valid: WRITE to a QP without REMOTE_WRITE", OP_WRITE,
 	  { M_QP_NO_WRITE }, IBK_MEM_ERR_QP_ACCESS },
-	{ "2.4 check_op_valid: READ to a QP without REMOTE_READ", OP_READ,
+	{ "rxe_resp.c check_op_valid: READ to a QP without REMOTE_READ", OP_READ,
 	  { M_QP_NO_READ }, IBK_MEM_ERR_QP_ACCESS },
-	{ "2.4 check_op_valid: ATOMIC to a QP without REMOTE_ATOMIC",
+	{ "rxe_resp.c check_op_valid: ATOMIC to a QP without REMOTE_ATOMIC",
 	  OP_FADD, { M_QP_NO_ATOMIC }, IBK_MEM_ERR_QP_ACCESS },
-	{ "2.4 check_op_valid: ATOMIC WRITE needs the QP's REMOTE_WRITE",
+	{ "rxe_resp.c check_op_valid: ATOMIC WRITE needs the QP's REMOTE_WRITE",
 	  OP_AWRITE, { M_QP_NO_WRITE }, IBK_MEM_ERR_QP_ACCESS },
-	{ "2.4 check_op_valid comes before the key", OP_READ,
+	{ "rxe_resp.c check_op_valid comes before the key", OP_READ,
 	  { M_QP_NO_READ, M_NO_OBJECT }, IBK_MEM_ERR_QP_ACCESS },
 	/* check_length: DMA length > 2^31 */
-	{ "2.4 check_length: DMA length 2^31 + 1", OP_WRITE, { M_DMA_HUGE },
+	{ "rxe_resp.c check_length: DMA length 2^31 + 1", OP_WRITE, { M_DMA_HUGE },
 	  IBK_MEM_ERR_LENGTH },
-	{ "2.4 check_length comes before the key", OP_READ,
+	{ "rxe_resp.c check_length comes before the key", OP_READ,
 	  { M_DMA_HUGE, M_KEY_BYTE }, IBK_MEM_ERR_LENGTH },
-	{ "2.4 QP access comes before length", OP_WRITE,
+	{ "rxe_resp.c QP access comes before length", OP_WRITE,
 	  { M_QP_NO_WRITE, M_DMA_HUGE }, IBK_MEM_ERR_QP_ACCESS },
 	/* zero length: no key, no address */
-	{ "2.4 zero-length WRITE: no R_Key check at all", OP_WRITE,
+	{ "rxe_resp.c zero-length WRITE: no R_Key check at all", OP_WRITE,
 	  { M_ZERO_LEN, M_NO_OBJECT }, IBK_MEM_OK },
-	{ "2.4 zero-length READ with a wrong key byte and PD: granted",
+	{ "rxe_resp.c zero-length READ with a wrong key byte and PD: granted",
 	  OP_READ, { M_ZERO_LEN, M_PD }, IBK_MEM_OK },
-	{ "2.4 zero length still needs the QP's access", OP_READ,
+	{ "rxe_resp.c zero length still needs the QP's access", OP_READ,
 	  { M_ZERO_LEN, M_QP_NO_READ }, IBK_MEM_ERR_QP_ACCESS },
-	{ "2.4 an ATOMIC WRITE of length 0 is still checked", OP_WRITE,
+	{ "rxe_resp.c an ATOMIC WRITE of length 0 is still checked", OP_WRITE,
 	  { M_ATOMIC_WRITE_ZERO }, IBK_MEM_ERR_KEY },
 	{ "oA19-28 an ATOMIC WRITE's 8 bytes lie in the region, whatever "
 	  "its RETH's length (rxe_mr_do_atomic_write)", OP_WRITE,
 	  { M_AW_8_PAST_END }, IBK_MEM_ERR_RANGE },
-	{ "2.4 and so does the range its RETH names (rxe check_rkey)",
+	{ "rxe_resp.c and so does the range its RETH names (rxe check_rkey)",
 	  OP_WRITE, { M_AW_RETH_PAST_END }, IBK_MEM_ERR_RANGE },
 	{ "check_op_valid on every WRITE packet: a WRITE MIDDLE to a QP "
 	  "without REMOTE_WRITE", OP_WRITE, { M_WRITE_MIDDLE, M_QP_NO_WRITE },
 	  IBK_MEM_ERR_QP_ACCESS },
 	/* MR lookup: key, PD, access, state (lookup_mr) */
-	{ "2.4 MR lookup: no object at the index", OP_WRITE, { M_NO_OBJECT },
+	{ "rxe_resp.c MR lookup: no object at the index", OP_WRITE, { M_NO_OBJECT },
 	  IBK_MEM_ERR_KEY },
-	{ "2.1 the whole 32-bit key: other key byte", OP_READ, { M_KEY_BYTE },
+	{ "rxe lookup_mr(): the whole 32-bit key: other key byte", OP_READ, { M_KEY_BYTE },
 	  IBK_MEM_ERR_KEY },
-	{ "2.7 a deregistered region is no object", OP_READ,
+	{ "rxe_mr.c a deregistered region is no object", OP_READ,
 	  { M_DEREGISTERED }, IBK_MEM_ERR_KEY },
-	{ "2.4 MR PD != QP PD", OP_WRITE, { M_PD }, IBK_MEM_ERR_PD },
-	{ "2.4 MR without REMOTE_WRITE", OP_WRITE, { M_NO_ACCESS },
+	{ "rxe_resp.c MR PD != QP PD", OP_WRITE, { M_PD }, IBK_MEM_ERR_PD },
+	{ "rxe_resp.c MR without REMOTE_WRITE", OP_WRITE, { M_NO_ACCESS },
 	  IBK_MEM_ERR_ACCESS },
-	{ "2.4 MR without REMOTE_READ", OP_READ, { M_NO_ACCESS },
+	{ "rxe_resp.c MR without REMOTE_READ", OP_READ, { M_NO_ACCESS },
 	  IBK_MEM_ERR_ACCESS },
-	{ "2.4 MR without REMOTE_ATOMIC", OP_CSWAP, { M_NO_ACCESS },
+	{ "rxe_resp.c MR without REMOTE_ATOMIC", OP_CSWAP, { M_NO_ACCESS },
 	  IBK_MEM_ERR_ACCESS },
-	{ "2.4 all bits, not any: MR sharing only LOCAL_WRITE", OP_WRITE,
+	{ "rxe_resp.c all bits, not any: MR sharing only LOCAL_WRITE", OP_WRITE,
 	  { M_PARTIAL_ACCESS }, IBK_MEM_ERR_ACCESS },
-	{ "2.7 MR not VALID (FREE after invalidate)", OP_READ, { M_FREE },
+	{ "rxe_mr.c MR not VALID (FREE after invalidate)", OP_READ, { M_FREE },
 	  IBK_MEM_ERR_STATE },
-	{ "2.4 key comes before PD", OP_READ, { M_KEY_BYTE, M_PD },
+	{ "rxe_resp.c key comes before PD", OP_READ, { M_KEY_BYTE, M_PD },
 	  IBK_MEM_ERR_KEY },
-	{ "2.4 PD comes before access", OP_WRITE, { M_PD, M_NO_ACCESS },
+	{ "rxe_resp.c PD comes before access", OP_WRITE, { M_PD, M_NO_ACCESS },
 	  IBK_MEM_ERR_PD },
-	{ "2.4 access comes before state", OP_WRITE, { M_NO_ACCESS, M_FREE },
+	{ "rxe_resp.c access comes before state", OP_WRITE, { M_NO_ACCESS, M_FREE },
 	  IBK_MEM_ERR_ACCESS },
-	{ "2.4 state comes before bounds", OP_READ, { M_FREE, M_BEYOND },
+	{ "rxe_resp.c state comes before bounds", OP_READ, { M_FREE, M_BEYOND },
 	  IBK_MEM_ERR_STATE },
 	/* MW lookup: key, PD, type 2 QP, length 0, access, state */
-	{ "2.6 type 2 window used by its QP", OP_WRITE, { M_MW2 }, IBK_MEM_OK },
-	{ "2.6 type 2 window used from another QP", OP_WRITE,
+	{ "rxe_mw.c type 2 window used by its QP", OP_WRITE, { M_MW2 }, IBK_MEM_OK },
+	{ "rxe_mw.c type 2 window used from another QP", OP_WRITE,
 	  { M_MW2_OTHER_QP }, IBK_MEM_ERR_WINDOW_QP },
-	{ "2.4 window PD before its QP", OP_READ, { M_MW2_OTHER_QP, M_PD },
+	{ "rxe_resp.c window PD before its QP", OP_READ, { M_MW2_OTHER_QP, M_PD },
 	  IBK_MEM_ERR_PD },
-	{ "2.4 window QP before access", OP_WRITE,
+	{ "rxe_resp.c window QP before access", OP_WRITE,
 	  { M_MW2_OTHER_QP, M_NO_ACCESS }, IBK_MEM_ERR_WINDOW_QP },
-	{ "2.4 window of length 0 (type 1 unbound)", OP_READ,
+	{ "rxe_resp.c window of length 0 (type 1 unbound)", OP_READ,
 	  { M_MW1_UNBOUND }, IBK_MEM_ERR_UNBOUND },
-	{ "2.4 unbound before access", OP_READ,
+	{ "rxe_resp.c unbound before access", OP_READ,
 	  { M_MW1_UNBOUND, M_NO_ACCESS }, IBK_MEM_ERR_UNBOUND },
-	/* bounds (mr_check_range) and the wrap (2.5) */
-	{ "2.4 bounds: one byte below the base", OP_WRITE, { M_BELOW },
+	/* bounds (mr_check_range) and the wrap of the u64 form */
+	{ "rxe_resp.c bounds: one byte below the base", OP_WRITE, { M_BELOW },
 	  IBK_MEM_ERR_RANGE },
-	{ "2.4 bounds: one byte past the end", OP_READ, { M_BEYOND },
+	{ "rxe_resp.c bounds: one byte past the end", OP_READ, { M_BEYOND },
 	  IBK_MEM_ERR_RANGE },
-	{ "2.4 bounds: ATOMIC straddling the end", OP_FADD, { M_BEYOND },
+	{ "rxe_resp.c bounds: ATOMIC straddling the end", OP_FADD, { M_BEYOND },
 	  IBK_MEM_ERR_RANGE },
-	{ "2.5 the rxe wrap: iova + length wraps to a small value", OP_WRITE,
+	{ "rxe mr_check_range(): the rxe wrap: iova + length wraps to a small value", OP_WRITE,
 	  { M_WRAP }, IBK_MEM_ERR_RANGE },
-	{ "2.5 the wrap on a READ", OP_READ, { M_WRAP }, IBK_MEM_ERR_RANGE },
+	{ "rxe mr_check_range(): the wrap on a READ", OP_READ, { M_WRAP }, IBK_MEM_ERR_RANGE },
 	/* a region's zero-based flag is not read at access: its iova is
 	 * the base (rxe check_rkey() offsets only a window;
 	 * mr_check_range() compares with mr->ibmr.iova) */
@@ -873,7 +880,7 @@ static const struct verdict_case verdict_cases[] = {
 	  "below its iova", OP_WRITE, { M_ZERO_BASED }, IBK_MEM_ERR_RANGE },
 	{ "rxe check_rkey(): a region registered zero-based, READ at its "
 	  "iova", OP_READ, { M_ZERO_BASED, M_AT_BASE }, IBK_MEM_OK },
-	{ "2.4 zero-based window", OP_CSWAP, { M_ZERO_BASED, M_MW2 },
+	{ "rxe_resp.c zero-based window", OP_CSWAP, { M_ZERO_BASED, M_MW2 },
 	  IBK_MEM_OK },
 	/* a window reaches only its MR (C10-75; rxe check_rkey() then
 	 * mr_check_range(mr, va + mw->addr, resid)) */
@@ -884,13 +891,13 @@ static const struct verdict_case verdict_cases[] = {
 	{ "a window with no MR reaches nothing", OP_READ, { M_MW_NO_MR },
 	  IBK_MEM_ERR_RANGE },
 	/* atomic alignment (atomic_reply): NAK 0x61, after the bounds */
-	{ "2.4 ATOMIC at an address not 8-aligned", OP_CSWAP, { M_MISALIGNED },
+	{ "rxe_resp.c ATOMIC at an address not 8-aligned", OP_CSWAP, { M_MISALIGNED },
 	  IBK_MEM_ERR_ALIGN },
-	{ "2.4 ATOMIC WRITE at an address not 8-aligned", OP_AWRITE,
+	{ "rxe_resp.c ATOMIC WRITE at an address not 8-aligned", OP_AWRITE,
 	  { M_MISALIGNED }, IBK_MEM_ERR_ALIGN },
 	{ "an RDMA WRITE need not be aligned", OP_WRITE, { M_MISALIGNED },
 	  IBK_MEM_OK },
-	{ "2.4 bounds come before alignment: the straddling ATOMIC is "
+	{ "rxe_resp.c bounds come before alignment: the straddling ATOMIC is "
 	  "4-aligned", OP_CSWAP, { M_BEYOND }, IBK_MEM_ERR_RANGE },
 };
 
@@ -920,7 +927,8 @@ static void test_verdict_table(void)
 	(void)bad;
 }
 
-/* FACTS 2.3/2.4: which NAK each verdict sends, what the requester sees. */
+/* Which NAK each verdict sends (rxe_resp.c), what the requester sees
+ * (rxe_comp.c check_ack()). */
 static void test_verdict_naks(void)
 {
 	static const struct {
@@ -963,7 +971,7 @@ static void test_verdict_naks(void)
 }
 
 /*
- * The order of FACTS 2.4 as an if-chain, over a request's facts and the
+ * The order of rxe_resp.c's checks as an if-chain, over a request's facts and the
  * object's: the independent model for random requests.
  */
 struct facts {
@@ -1138,7 +1146,7 @@ static void test_verdict_random(void)
 	for (v = 0; v <= IBK_MEM_ERR_ALIGN; v++)
 		all_seen &= seen[v] > 0;
 	tap_ok(bad == 0 && all_seen, "%lu random requests against the order "
-	       "of FACTS 2.4 written as an if-chain; every verdict occurs "
+	       "of rxe_resp.c's checks written as an if-chain; every verdict occurs "
 	       "(%lu differ)", n, bad);
 }
 
@@ -1171,7 +1179,7 @@ static void test_parse(void)
 }
 
 /* ------------------------------------------------------------------------
- * Windows, invalidation, fast registration (FACTS-access.md 2.6, 2.7)
+ * Windows, invalidation, fast registration (rxe_mw.c, rxe_mr.c)
  * ------------------------------------------------------------------------ */
 
 #define MW_KEY	0x00040177u		/* index 0x401, key byte 0x77 */
@@ -1227,17 +1235,17 @@ static void test_register(void)
 	       w1.state == IBK_MEM_VALID && w1.length == 0 && w1.qpn == 0 &&
 	       ibk_mem_register(&w2) == IBK_MEMOP_OK &&
 	       w2.state == IBK_MEM_FREE && w2.length == 0,
-	       "2.6 after alloc: type 1 window VALID (and unbound), type 2 "
+	       "rxe_mw.c after alloc: type 1 window VALID (and unbound), type 2 "
 	       "FREE (rxe_alloc_mw)");
 	tap_ok(ibk_mem_register(&mr) == IBK_MEMOP_OK &&
 	       mr.state == IBK_MEM_VALID && mr.windows == 0 &&
 	       ibk_mem_register(&fast) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_FREE,
-	       "2.7 a registered MR is VALID; a fast-register MR FREE until "
+	       "rxe_mr.c a registered MR is VALID; a fast-register MR FREE until "
 	       "its REG_MR (rxe_mr_init_fast)");
 	tap_ok(ibk_mem_register(&bad) == IBK_MEMOP_ERR_ACCESS &&
 	       bad.state == IBK_MEM_VALID,
-	       "2.8 registration refused: REMOTE_WRITE without LOCAL_WRITE");
+	       "ibv_reg_mr(3): registration refused: REMOTE_WRITE without LOCAL_WRITE");
 }
 
 struct bind_case {
@@ -1271,13 +1279,13 @@ static const struct bind_case bind_cases[] = {
 	  IBK_MEM_MW1, B_BAD_FLAGS, IBK_MEMOP_ERR_ACCESS },
 	{ "LOCAL_WRITE is not a window flag either", IBK_MEM_MW2,
 	  B_MR_LOCAL_FLAG, IBK_MEMOP_ERR_ACCESS },
-	{ "2.6 type 1 must be VALID to bind", IBK_MEM_MW1, B_MW1_NOT_VALID,
+	{ "rxe_mw.c type 1 must be VALID to bind", IBK_MEM_MW1, B_MW1_NOT_VALID,
 	  IBK_MEMOP_ERR_STATE },
-	{ "2.6 o10-36.2.2 type 1 may not be zero-based", IBK_MEM_MW1,
+	{ "rxe_mw.c o10-36.2.2 type 1 may not be zero-based", IBK_MEM_MW1,
 	  B_MW1_ZERO_BASED, IBK_MEMOP_ERR_ZERO_BASED },
-	{ "2.6 o10-37.2.30 type 2 must be FREE to bind", IBK_MEM_MW2,
+	{ "rxe_mw.c o10-37.2.30 type 2 must be FREE to bind", IBK_MEM_MW2,
 	  B_MW2_NOT_FREE, IBK_MEMOP_ERR_STATE },
-	{ "2.6 C10-72 type 2: QP PD must be the window's", IBK_MEM_MW2,
+	{ "rxe_mw.c C10-72 type 2: QP PD must be the window's", IBK_MEM_MW2,
 	  B_MW2_OTHER_PD, IBK_MEMOP_ERR_PD },
 	/* IBTA verbs: QP, window and MR of a bind in one PD ("RDMA/rxe:
 	 * Check PDs for memory window binds", 2026) */
@@ -1287,22 +1295,22 @@ static const struct bind_case bind_cases[] = {
 	  "another PD", IBK_MEM_MW2, B_MR_OTHER_PD, IBK_MEMOP_ERR_MR_PD },
 	{ "QP, window, MR in one PD: a type 1 window to an MR of another PD",
 	  IBK_MEM_MW1, B_MR_OTHER_PD, IBK_MEMOP_ERR_MR_PD },
-	{ "2.6 o10-37.2.40 type 2 with no MR / zero length", IBK_MEM_MW2,
+	{ "rxe_mw.c o10-37.2.40 type 2 with no MR / zero length", IBK_MEM_MW2,
 	  B_MW2_NO_MR, IBK_MEMOP_ERR_NO_MR },
-	{ "2.6 type 1 with zero length: allowed (unbinds)", IBK_MEM_MW1,
+	{ "rxe_mw.c type 1 with zero length: allowed (unbinds)", IBK_MEM_MW1,
 	  B_MW1_UNBIND, IBK_MEMOP_OK },
-	{ "2.6 the MR may not be zero-based", IBK_MEM_MW2, B_MR_ZERO_BASED,
+	{ "rxe_mw.c the MR may not be zero-based", IBK_MEM_MW2, B_MR_ZERO_BASED,
 	  IBK_MEMOP_ERR_MR_ZERO_BASED },
-	{ "2.6 C10-73 the MR needs MW_BIND", IBK_MEM_MW1, B_MR_NO_BIND,
+	{ "rxe_mw.c C10-73 the MR needs MW_BIND", IBK_MEM_MW1, B_MR_NO_BIND,
 	  IBK_MEMOP_ERR_MR_BIND },
-	{ "2.6 C10-74 remote write window on an MR without local write",
+	{ "rxe_mw.c C10-74 remote write window on an MR without local write",
 	  IBK_MEM_MW2, B_MR_NO_LOCAL_WRITE, IBK_MEMOP_ERR_MR_LOCAL_WRITE },
-	{ "2.6 C10-74 remote atomic window on an MR without local write",
+	{ "rxe_mw.c C10-74 remote atomic window on an MR without local write",
 	  IBK_MEM_MW1, B_ATOMIC_NO_LOCAL_WRITE,
 	  IBK_MEMOP_ERR_MR_LOCAL_WRITE },
-	{ "2.6 C10-75 zero-based window longer than the MR", IBK_MEM_MW2,
+	{ "rxe_mw.c C10-75 zero-based window longer than the MR", IBK_MEM_MW2,
 	  B_ZB_TOO_LONG, IBK_MEMOP_ERR_RANGE },
-	{ "2.6 C10-75 zero-based window as long as the MR, at its start",
+	{ "rxe_mw.c C10-75 zero-based window as long as the MR, at its start",
 	  IBK_MEM_MW2, B_ZB_FITS, IBK_MEMOP_OK },
 	{ "C10-75 zero-based window starting inside the MR, ending past it",
 	  IBK_MEM_MW2, B_ZB_PAST_END, IBK_MEMOP_ERR_RANGE },
@@ -1310,9 +1318,9 @@ static const struct bind_case bind_cases[] = {
 	  "length)", IBK_MEM_MW2, B_ZB_BELOW, IBK_MEMOP_ERR_RANGE },
 	{ "a window ending exactly at 2^64 in an MR ending there",
 	  IBK_MEM_MW1, B_MR_END_2_64, IBK_MEMOP_OK },
-	{ "2.6 C10-75 VA window past the MR's end", IBK_MEM_MW1, B_OUTSIDE,
+	{ "rxe_mw.c C10-75 VA window past the MR's end", IBK_MEM_MW1, B_OUTSIDE,
 	  IBK_MEMOP_ERR_RANGE },
-	{ "2.6 C10-75 / 2.5 VA window whose end wraps (patch 4/4)",
+	{ "rxe_mw.c C10-75 / mr_check_range(): VA window whose end wraps",
 	  IBK_MEM_MW2, B_WRAP, IBK_MEMOP_ERR_RANGE },
 };
 
@@ -1430,27 +1438,27 @@ static void test_bind(void)
 	       w.addr == wr.addr && w.length == wr.length &&
 	       w.access == wr.access && w.qpn == QPN &&
 	       w.mr_index == ibk_rkey_index(MR_KEY) && mr.windows == 1,
-	       "2.6 after bind: key byte from the WR, index kept, range and "
+	       "rxe_mw.c after bind: key byte from the WR, index kept, range and "
 	       "access stored, VALID, the QP remembered, the MR's count + 1");
 
 	/* using it: inside the window, outside it, from another QP */
 	req_init(&q, OP_READ, wr.addr, w.rkey, 0x200);
 	tap_ok(lib_verdict(&q, &w) == IBK_MEM_OK,
-	       "2.6 the bound window grants READ over its range");
+	       "rxe_mw.c the bound window grants READ over its range");
 	req_init(&q, OP_READ, wr.addr - 0x100, w.rkey, 0x100);
 	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_RANGE,
 	       "the window's own range bounds it: its MR's bytes before it "
 	       "are refused (rxe checks only the MR's range)");
 	req_init(&q, OP_READ, wr.addr, MW_KEY, 0x200);
 	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_KEY,
-	       "2.1 the key from before the bind misses (pyverbs #1777)");
+	       "rxe lookup_mr(): the key from before the bind misses (pyverbs #1777)");
 	req_init(&q, OP_WRITE, wr.addr, w.rkey, 8);
 	q.qp.qpn = QPN + 1;
 	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_WINDOW_QP,
-	       "2.6 only the binding QP may use a type 2 window");
+	       "rxe_mw.c only the binding QP may use a type 2 window");
 	req_init(&q, OP_CSWAP, wr.addr, w.rkey, 0);
 	tap_ok(lib_verdict(&q, &w) == IBK_MEM_ERR_ACCESS,
-	       "2.6 access on use: requested must be within the window's");
+	       "rxe_mw.c access on use: requested must be within the window's");
 
 	/* type 1: rebinding moves the MR counts; length 0 unbinds */
 	{
@@ -1468,17 +1476,17 @@ static void test_bind(void)
 		tap_ok(ibk_mw_bind(&w1, &mr2, &mr, &wr) == IBK_MEMOP_OK &&
 		       mr.windows == 0 && mr2.windows == 1 &&
 		       w1.mr_index == 0x999 && w1.qpn == 0,
-		       "2.6 a type 1 window rebound to another MR moves the "
+		       "rxe_mw.c a type 1 window rebound to another MR moves the "
 		       "count; it remembers no QP");
 		wr.mw_rkey = w1.rkey;
 		wr.length = 0;
 		tap_ok(ibk_mw_bind(&w1, NULL, &mr2, &wr) == IBK_MEMOP_OK &&
 		       w1.state == IBK_MEM_VALID && w1.length == 0 &&
 		       mr2.windows == 0,
-		       "2.6 a type 1 bind of length 0 unbinds (ibv_alloc_mw(3))");
+		       "rxe_mw.c a type 1 bind of length 0 unbinds (ibv_alloc_mw(3))");
 		req_init(&q, OP_READ, BASE, w1.rkey, 8);
 		tap_ok(lib_verdict(&q, &w1) == IBK_MEM_ERR_UNBOUND,
-		       "2.4 the unbound type 1 window grants nothing");
+		       "rxe_resp.c the unbound type 1 window grants nothing");
 	}
 }
 
@@ -1576,7 +1584,7 @@ static void test_invalidate(void)
 	ibk_mw_bind(&w2, &mr, NULL, &wr);
 	k = w2.rkey;
 	tap_ok(ibk_mem_invalidate(&w2, &mr, MW_KEY) == IBK_MEMOP_ERR_KEY,
-	       "2.6 invalidation names the window's current key");
+	       "rxe_mw.c invalidation names the window's current key");
 	{
 		struct ibk_mem_qp other_qp = { IBK_QPT_RC, QPN + 1, PD,
 					       IBK_ACCESS_REMOTE };
@@ -1600,28 +1608,28 @@ static void test_invalidate(void)
 	}
 	tap_ok(ibk_mem_invalidate(&mr, NULL, mr.rkey) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
-	       "2.7 an MR with windows bound cannot be invalidated");
+	       "rxe_mr.c an MR with windows bound cannot be invalidated");
 	tap_ok(ibk_mem_deregister(&mr, NULL, mr.rkey) ==
 	       IBK_MEMOP_ERR_WINDOWS_BOUND,
-	       "2.7 nor deregistered (rxe_dereg_mr)");
+	       "rxe_mr.c nor deregistered (rxe_dereg_mr)");
 	tap_ok(ibk_mem_invalidate_remote(&w2, &mr, k, &q_self) ==
 	       IBK_MEMOP_OK &&
 	       w2.state == IBK_MEM_FREE && w2.length == 0 && w2.access == 0 &&
 	       w2.addr == 0 && w2.qpn == 0 && mr.windows == 0,
-	       "2.6 invalidating a type 2 window (a SEND with invalidate on "
+	       "rxe_mw.c invalidating a type 2 window (a SEND with invalidate on "
 	       "its own QP): FREE, address, length, access and QP cleared, "
 	       "the MR's count - 1");
 	req_init(&q, OP_READ, wr.addr, k, 8);
 	tap_ok(lib_verdict(&q, &w2) == IBK_MEM_ERR_WINDOW_QP,
-	       "2.6 a request with the invalidated window's key is refused "
+	       "rxe_mw.c a request with the invalidated window's key is refused "
 	       "(0x62): in rxe_lookup_mw()'s order its cleared QP fails first");
 	tap_ok(ibk_mem_invalidate(&w2, &mr, k) == IBK_MEMOP_ERR_STATE,
 	       "a FREE window cannot be invalidated again (rxe refuses only "
 	       "INVALID)");
 	tap_ok(ibk_mem_invalidate(&w1, NULL, w1.rkey) == IBK_MEMOP_ERR_TYPE,
-	       "2.6 o10-37.2.26 a type 1 window cannot be invalidated");
+	       "rxe_mw.c o10-37.2.26 a type 1 window cannot be invalidated");
 	tap_ok(ibk_mem_invalidate(&mr, NULL, mr.rkey) == IBK_MEMOP_ERR_TYPE,
-	       "2.7 only a fast-register MR can be invalidated");
+	       "rxe_mr.c only a fast-register MR can be invalidated");
 
 	fast.kind = IBK_MEM_MR_FAST;
 	ibk_mem_register(&fast);
@@ -1629,29 +1637,29 @@ static void test_invalidate(void)
 	next.rkey = ibk_rkey_next(fast.rkey);
 	tap_ok(ibk_mr_fast_reg(&fast, PD + 1, &next) == IBK_MEMOP_ERR_PD &&
 	       fast.state == IBK_MEM_FREE,
-	       "2.7 REG_MR: QP PD must equal the MR's");
+	       "rxe_mr.c REG_MR: QP PD must equal the MR's");
 	next.rkey = ibk_rkey_make(0x777, 0x01);
 	tap_ok(ibk_mr_fast_reg(&fast, PD, &next) == IBK_MEMOP_ERR_INDEX,
-	       "2.7 REG_MR may change only the key byte");
+	       "rxe_mr.c REG_MR may change only the key byte");
 	next.rkey = ibk_rkey_next(fast.rkey);
 	next.access = IBK_ACCESS_REMOTE_ATOMIC;
 	tap_ok(ibk_mr_fast_reg(&fast, PD, &next) == IBK_MEMOP_ERR_ACCESS,
-	       "2.8 REG_MR with remote atomic but no local write is refused");
+	       "ibv_reg_mr(3): REG_MR with remote atomic but no local write is refused");
 	next.access = IBK_ACCESS_LOCAL_WRITE | IBK_ACCESS_REMOTE_WRITE;
 	tap_ok(ibk_mr_fast_reg(&fast, PD, &next) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_VALID && fast.rkey == next.rkey &&
 	       fast.access == next.access,
-	       "2.7 REG_MR from FREE: key, access, address set; VALID");
+	       "rxe_mr.c REG_MR from FREE: key, access, address set; VALID");
 	tap_ok(ibk_mr_fast_reg(&fast, PD, &next) == IBK_MEMOP_ERR_STATE,
-	       "2.7 REG_MR only from FREE");
+	       "rxe_mr.c REG_MR only from FREE");
 	tap_ok(ibk_mem_invalidate(&fast, NULL, ibk_rkey_next(fast.rkey)) ==
 	       IBK_MEMOP_ERR_KEY &&
 	       ibk_mem_invalidate(&fast, NULL, fast.rkey) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_FREE,
-	       "2.7 LOCAL_INV of the fast MR by its key: VALID -> FREE");
+	       "rxe_mr.c LOCAL_INV of the fast MR by its key: VALID -> FREE");
 	req_init(&q, OP_WRITE, BASE, fast.rkey, 8);
 	tap_ok(lib_verdict(&q, &fast) == IBK_MEM_ERR_STATE,
-	       "2.7 the invalidated MR refuses its old key (0x62)");
+	       "rxe_mr.c the invalidated MR refuses its old key (0x62)");
 	tap_ok(ibk_mem_deregister(&fast, NULL, fast.rkey) == IBK_MEMOP_OK &&
 	       fast.state == IBK_MEM_INVALID &&
 	       ibk_mem_deregister(&fast, NULL, fast.rkey) == IBK_MEMOP_ERR_KEY,
@@ -1674,7 +1682,7 @@ static void test_rereg(void)
 	       "re-registration: new key byte, new attributes");
 	req_init(&q, OP_READ, BASE + 0x1000, KEY, 8);
 	tap_ok(lib_verdict(&q, &mr) == IBK_MEM_ERR_KEY,
-	       "2.1 the key from before re-registration misses");
+	       "rxe lookup_mr(): the key from before re-registration misses");
 	req_init(&q, OP_READ, BASE + 0x1000, mr.rkey, 8);
 	tap_ok(lib_verdict(&q, &mr) == IBK_MEM_OK,
 	       "the new key is granted");
@@ -1687,7 +1695,7 @@ static void test_rereg(void)
 	next.rkey = ibk_rkey_next(mr.rkey);
 	next.access = IBK_ACCESS_REMOTE_WRITE;
 	tap_ok(ibk_mr_rereg(&mr, &next) == IBK_MEMOP_ERR_ACCESS,
-	       "2.8 re-registration with remote write but no local write");
+	       "ibv_reg_mr(3): re-registration with remote write but no local write");
 	mr.windows = 1;
 	next.access = IBK_ACCESS_REMOTE_READ;
 	tap_ok(ibk_mr_rereg(&mr, &next) == IBK_MEMOP_ERR_WINDOWS_BOUND,

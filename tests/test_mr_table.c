@@ -789,8 +789,8 @@ static void test_invalidate_remote(void)
 /*
  * A device reset: the table starts over empty, and a reference taken
  * before never reads fresh again, not even against the object registered
- * at its index afterwards (DESIGN: a generation is never reused over a
- * table's lifetime). Re-running init would restart the count at 2.
+ * at its index afterwards (a generation is never reused over a table's
+ * lifetime: ib_tables.h, the latch section). Re-running init would restart the count at 2.
  */
 static void test_reset(void)
 {

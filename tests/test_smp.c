@@ -11,8 +11,8 @@
  * library; no setter may touch another byte or bit. Builds without the
  * two (cross builds, or a machine without them) say so with a TAP SKIP.
  *
- * Part 2, the behaviour, written from the rules (shared FACTS-access.md
- * 1.2-1.6, the kernel's qib/hfi1 check_mkey(), process_subn(), reply(),
+ * Part 2, the behaviour, written from the rules (IBA 14.2.4 and 14.2.5,
+ * the kernel's qib/hfi1 check_mkey(), process_subn(), reply(),
  * qib_bad_mkey(), qib_bad_pkey(), qib_send_trap()): the M_Key table, one
  * case per row, with the lease timer driven by the time passed in; the
  * request checks and the reply; trap 256, 257 and 258 notices; the trap
@@ -636,8 +636,8 @@ enum { GET = IBK_MAD_METHOD_GET, SET = IBK_MAD_METHOD_SET,
        REPRESS = IBK_MAD_METHOD_TRAP_REPRESS };
 
 /*
- * One row of the M_Key behaviour (FACTS-access.md 1.2 table and points,
- * 1.3 lease table). Before: the port's state; the SMP; then what the SMA
+ * One row of the M_Key behaviour (IBA 14.2.4: protect levels and the
+ * lease, as qib/hfi1 check_mkey() apply them). Before: the port's state; the SMP; then what the SMA
  * must do and the state after.
  */
 struct mkey_row {

@@ -2341,7 +2341,7 @@ static void test_ticket_non_events(void)
 }
 
 /*
- * An entry set is a change (DESIGN, cache protocol): a refill whose ticket
+ * An entry set is a change (ib_tables.h, the refill tickets): a refill whose ticket
  * was taken before it read the device without the set's entry, and would
  * silently revert it; it is refused, and the set entry stays.
  */
@@ -2391,7 +2391,7 @@ static void test_ticket_entry_set(void)
 
 /*
  * Refill during an outage: entering ARMED or ACTIVE from any other state
- * is a change event (DESIGN, cache protocol), so what a ticket taken while
+ * is a change event (ib_tables.h, the refill tickets), so what a ticket taken while
  * the port was down read is never served, whether its refill came before
  * or after the port came up (ibv_query_pkey(3): the table is only defined
  * while ARMED or ACTIVE).

@@ -219,7 +219,8 @@ static void test_layout_table(void)
 	tap_ok(ok, "the layout table tiles each header (GRH GIDs tested apart)");
 	tap_ok(IBK_LRH_LEN == 8 && IBK_GRH_LEN == 40 && IBK_BTH_LEN == 12 &&
 	       IBK_DETH_LEN == 8, "header lengths 8/40/12/8");
-	/* FACTS-access.md 2.2; ib_pack.h IB_EXT_ATOMICETH_BYTES 28 */
+	/* IBA 9.3 (the extended transport headers); ib_pack.h
+	 * IB_EXT_ATOMICETH_BYTES 28 */
 	tap_ok(IBK_RETH_LEN == 16 && IBK_ATOMICETH_LEN == 28 &&
 	       IBK_IETH_LEN == 4 && IBK_AETH_LEN == 4 && IBK_IMMDT_LEN == 4,
 	       "extension header lengths: RETH 16, AtomicETH 28, IETH 4, "

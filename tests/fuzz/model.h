@@ -192,8 +192,8 @@ static inline int model_read_rc(const struct model_status *s)
 /*
  * One update of the state (0: keep it) and/or the refill flag: marking
  * the table awaiting a refill is a change event, leaving ARMED/ACTIVE
- * marks it, entering them from any other state marks it (DESIGN: a
- * ticket from before the port came up is refused, whatever the order),
+ * marks it, entering them from any other state marks it (a ticket from
+ * before the port came up is refused, whatever the order),
  * and so does any change of state while it awaits one; setting the state
  * it already has is no event.
  */

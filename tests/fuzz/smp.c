@@ -11,14 +11,15 @@
  *    details taken from it must be its fields (DR: at most 30 hops,
  *    truncation said), and a reply must be the request with only the
  *    method, the status and the D bit changed (qib reply());
- *  - a run of M_Key checks against the rules of FACTS-access.md 1.2-1.3
+ *  - a run of M_Key checks against the rules of IBA 14.2.4 as qib and
+ *    hfi1 check_mkey() apply them
  *    (protect level 3 acting as 2, lease started on a violation if the
  *    period is not 0, stopped by a good Get/Set/TrapRepress, ended lazily
  *    by the next SMP), with a clock that steps across the lease deadline
  *    and across the 64-bit wrap, the port counting violations up to
  *    0xffff;
  *  - a Notice of 64 bytes parsed as trap 256 and as 257/258: the fields
- *    of IBA 14.2.5.1 (FACTS-access.md 1.5, 4.2) or IBK_EINVAL with the
+ *    of IBA 14.2.5.1 or IBK_EINVAL with the
  *    output untouched; then notices built from the fuzzer's details and
  *    parsed back;
  *  - a packet of the fuzzer's length: ibk_pkt_locate() must find LRH,

@@ -2233,7 +2233,7 @@ static int cmd_mem(const char *dev_a, const char *dev_b)
  * Each case says what Debian's own rxe (Linux 6.1.192) does with it and
  * what the rule says, which is what rxe must do once ibkeys decides. The
  * stock column is the kernel's behaviour read from its source
- * (FACTS-access.md 2.4-2.6, tests/vm/rxe_check.c mem and ud); the rule
+ * (rxe_resp.c check_rkey(), rxe_mw.c, and this file's mem and ud); the rule
  * column the IBA rule or the library's documented stricter one. Each
  * outcome is a completion status, or what happened to a datagram.
  */
