@@ -19,8 +19,8 @@ leads nowhere:
              or its source without .c); a capitalised part (NAME, TARGET)
              makes it a pattern, not checked;
   documents  no reference to a document outside the repository (the design
-             brief and fact sheets the project started from: DESIGN,
-             FACTS-*.md): cite the IBA section, the kernel or rdma-core
+             brief and the fact sheets the project started from, by their
+             names): cite the IBA section, the kernel or rdma-core
              function, the man page, or a file of the repository instead.
 """
 import os
