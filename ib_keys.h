@@ -4822,6 +4822,80 @@ static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
 	       now_ns - last_ns >= ibk_trap_interval_ns(subnet_timeout);
 }
 
+/* ------------------------------------------------------------------------
+ * Calls in 0.2's parameter order do not compile
+ *
+ * 0.3 moved counts before outputs and outputs last. In C++ a call in the
+ * old order is an error by the language's rules (a pointer never
+ * converts to an integer, nor one struct pointer to another); C only
+ * warns (GCC 12, clang 14: -Wint-conversion, -Wincompatible-pointer-
+ * types), and a caller without -Werror reads garbage. So in C11 each
+ * reordered function is reached through a macro of its own name that
+ * checks, at compile time, one argument whose type tells the orders
+ * apart: an integer where 0.2 had a pointer, or the pointer type 0.3
+ * takes there. A wrong one is a negative array size, an error under any
+ * flags. The function itself is unchanged: its address, and a call
+ * written (ibk_gid_set)(...), bypass the check. C99 has no _Generic and
+ * keeps the warnings.
+ * ------------------------------------------------------------------------ */
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && \
+	__STDC_VERSION__ >= 201112L
+
+/* 1 if @x has an integer type (an enum's is one), else 0. */
+#define IBK__IS_INTEGER(x)						\
+	_Generic((x), _Bool: 1, char: 1, signed char: 1,		\
+		 unsigned char: 1, short: 1, unsigned short: 1, int: 1,	\
+		 unsigned int: 1, long: 1, unsigned long: 1,		\
+		 long long: 1, unsigned long long: 1, default: 0)
+
+/* @x, refused at compile time unless @ok (a constant) is true. */
+#define IBK__ORDER_CHECK(ok, x)	((void)sizeof(char[(ok) ? 1 : -1]), (x))
+#define IBK__INTEGER_ARG(x)	IBK__ORDER_CHECK(IBK__IS_INTEGER(x), x)
+
+#define ibk_gid_set(subnet_prefix, guid, gid)				\
+	ibk_gid_set(IBK__INTEGER_ARG(subnet_prefix), guid, gid)
+#define ibk_gid_set_from_ipv4(ipv4, gid)				\
+	ibk_gid_set_from_ipv4(IBK__INTEGER_ARG(ipv4), gid)
+#define ibk_gid_set_from_mac(mac, gid)					\
+	ibk_gid_set_from_mac(mac, IBK__ORDER_CHECK(			\
+		_Generic((gid), struct ibk_gid *: 1, default: 0), gid))
+#define ibk_pkey_match_burst(qp_pkey, pkt_pkeys, n, match)		\
+	ibk_pkey_match_burst(qp_pkey, pkt_pkeys, IBK__INTEGER_ARG(n), match)
+#define ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, n, verdicts)		\
+	ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, IBK__INTEGER_ARG(n), verdicts)
+#define ibk_pkey_block_encode(pkeys, data)				\
+	ibk_pkey_block_encode(IBK__ORDER_CHECK(_Generic((pkeys),	\
+		const ibk_pkey_t *: 1, ibk_pkey_t *: 1, default: 0), pkeys), data)
+#define ibk_guid_block_encode(guids, data)				\
+	ibk_guid_block_encode(IBK__ORDER_CHECK(_Generic((guids),	\
+		const ibk_guid_t *: 1, ibk_guid_t *: 1, default: 0), guids), data)
+#define ibk_notice_init(type, producer, trap_number, issuer_lid, notice) \
+	ibk_notice_init(IBK__INTEGER_ARG(type), producer, trap_number,	\
+			issuer_lid, notice)
+#define ibk_notice_build_256(producer, issuer_lid, trap, notice)	\
+	ibk_notice_build_256(IBK__INTEGER_ARG(producer), issuer_lid, trap, \
+			     notice)
+#define ibk_notice_build_key_trap(trap_number, producer, issuer_lid, trap, \
+				  notice)				\
+	ibk_notice_build_key_trap(IBK__INTEGER_ARG(trap_number), producer, \
+				  issuer_lid, trap, notice)
+#define ibk_trap_256_from_smp(smp, lid, trap)				\
+	ibk_trap_256_from_smp(smp, IBK__INTEGER_ARG(lid), trap)
+#define ibk_trap_key_from_headers(h, trap_number, trap)		\
+	ibk_trap_key_from_headers(IBK__ORDER_CHECK(_Generic((h),	\
+		const struct ibk_pkt_headers *: 1,			\
+		struct ibk_pkt_headers *: 1, default: 0), h),		\
+		trap_number, trap)
+#define ibk_mem_invalidate(o, mr, key)					\
+	ibk_mem_invalidate(o, mr, IBK__INTEGER_ARG(key))
+#define ibk_mem_invalidate_remote(o, mr, key, qp)			\
+	ibk_mem_invalidate_remote(o, mr, IBK__INTEGER_ARG(key), qp)
+#define ibk_mem_deregister(o, mr, key)					\
+	ibk_mem_deregister(o, mr, IBK__INTEGER_ARG(key))
+
+#endif /* C11 */
+
 #ifdef __cplusplus
 }
 #endif

@@ -6134,4 +6134,20 @@ static inline int ibk_sma_apply_portinfo(struct ibk_port *port,
 					  ibk_portinfo_gid_prefix(pi));
 }
 
+/* Calls in 0.2's parameter order do not compile (C11): see ib_keys.h's
+ * last section. Each burst's and snapshot's count is checked. */
+#ifdef IBK__INTEGER_ARG
+#define ibk_port_rx_burst(port, qp, hdrs, n, verdicts)			\
+	ibk_port_rx_burst(port, qp, hdrs, IBK__INTEGER_ARG(n), verdicts)
+#define ibk_port_rx_mixed(port, qps, hdrs, n, verdicts, pkey_index)	\
+	ibk_port_rx_mixed(port, qps, hdrs, IBK__INTEGER_ARG(n), verdicts, \
+			  pkey_index)
+#define ibk_mr_table_check_burst(t, qp, hdrs, n, verdicts)		\
+	ibk_mr_table_check_burst(t, qp, hdrs, IBK__INTEGER_ARG(n), verdicts)
+#define ibk_pkey_table_snapshot(t, n, pkeys, generation)		\
+	ibk_pkey_table_snapshot(t, IBK__INTEGER_ARG(n), pkeys, generation)
+#define ibk_gid_table_snapshot(t, n, entries, generation)		\
+	ibk_gid_table_snapshot(t, IBK__INTEGER_ARG(n), entries, generation)
+#endif
+
 #endif /* IBKEYS_IB_TABLES_H */
