@@ -70,6 +70,7 @@
  * uintN_t), NULL and true/false. */
 #include <linux/types.h>
 #include <linux/stddef.h>
+#include <linux/errno.h>
 #ifndef UINT64_C
 #define UINT64_C(c)	c##ULL
 #endif
@@ -594,15 +595,31 @@ static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
  * Errors
  * ------------------------------------------------------------------------ */
 
+/*
+ * Each IBK_E* is the negative errno of the same meaning, so that a kernel
+ * function or a verbs provider returns it as it is: -EINVAL, -ERANGE, ...
+ * In the kernel (__KERNEL__) they are the kernel's own -E* of the
+ * architecture; elsewhere Linux's generic numbers, written out, so no
+ * <errno.h> is needed and a freestanding build gets the same values as
+ * Linux on x86, Arm, RISC-V, s390 and most others (alpha, MIPS, PA-RISC
+ * and SPARC number some differently). A port that is not ARMED or ACTIVE
+ * is -ENETDOWN, as for a network device whose link is down.
+ */
+#ifdef __KERNEL__
+#define IBK__ERRNO(name, generic)	(-(name))
+#else
+#define IBK__ERRNO(name, generic)	(-(generic))
+#endif
+
 enum ibk_error {
-	IBK_OK        =  0,
-	IBK_EINVAL    = -1,	/* bad argument: NULL, invalid key, malformed text */
-	IBK_ERANGE    = -2,	/* port, index or capacity argument out of range */
-	IBK_ENOENT    = -3,	/* empty slot, or value not in the table */
-	IBK_ENOTREADY = -4,	/* port not ARMED/ACTIVE: table contents undefined */
-	IBK_ESTALE    = -5,	/* table changed (event pending refill, or reference stale) */
-	IBK_ENOSPC    = -6,	/* more entries than the table's capacity */
-	IBK_EBUSY     = -7,	/* another writer holds the table (try-write only) */
+	IBK_OK        = 0,
+	IBK_EINVAL    = IBK__ERRNO(EINVAL, 22),	   /* bad argument: NULL, invalid key, malformed text */
+	IBK_ERANGE    = IBK__ERRNO(ERANGE, 34),	   /* port, index or capacity argument out of range */
+	IBK_ENOENT    = IBK__ERRNO(ENOENT, 2),	   /* empty slot, or value not in the table */
+	IBK_ENOTREADY = IBK__ERRNO(ENETDOWN, 100), /* port not ARMED/ACTIVE: table contents undefined */
+	IBK_ESTALE    = IBK__ERRNO(ESTALE, 116),   /* table changed (event pending refill, or reference stale) */
+	IBK_ENOSPC    = IBK__ERRNO(ENOSPC, 28),	   /* more entries than the table's capacity */
+	IBK_EBUSY     = IBK__ERRNO(EBUSY, 16),	   /* another writer holds the table (try-write only) */
 };
 
 /* Short constant text for an IBK_* code; "unknown error" for anything else. */

@@ -2313,7 +2313,20 @@ static const struct md_config md_configs[] = {
 #define MD_CONFIGS	(sizeof(md_configs) / sizeof(md_configs[0]))
 
 static unsigned long md_kind_count[OP_KINDS], md_event_count[MD_EVENTS];
-static unsigned long md_rc_count[8];	/* by -rc */
+static unsigned long md_rc_count[8];	/* by md_rc_slot() */
+
+/* The counting slot of result @rc: 0 OK, 1 EINVAL, 2 ERANGE, 6 ENOSPC;
+ * 7 any other. */
+static unsigned md_rc_slot(int rc)
+{
+	switch (rc) {
+	case IBK_OK:		return 0;
+	case IBK_EINVAL:	return 1;
+	case IBK_ERANGE:	return 2;
+	case IBK_ENOSPC:	return 6;
+	default:		return 7;
+	}
+}
 
 /* One configuration: @ops random operations, every read checked after
  * each. Returns true if nothing disagreed. */
@@ -2371,7 +2384,7 @@ static bool md_run(const struct md_config *cfg, uint64_t seed)
 		want = md_apply(&md, &op);
 		rc = md_lib(&md_port, &op);
 		md_kind_count[op.kind]++;
-		md_rc_count[(unsigned)-rc & 7u]++;
+		md_rc_count[md_rc_slot(rc)]++;
 		if (op.kind == OP_EVENT)
 			for (e = 0; e < MD_EVENTS; e++)
 				md_event_count[e] += md_events[e] == op.event;
