@@ -3292,6 +3292,42 @@ static inline int ibk_port_init(struct ibk_port *port,
 	return rc;
 }
 
+/*
+ * IBK_PORT_STORAGE(pkey_capacity, gid_capacity) is a struct type holding a
+ * port and the storage of its tables, every array sized once from the two
+ * capacities; IBK_PORT_STORAGE_INIT(s) initialises it by ibk_port_init(),
+ * reading each capacity and slot count back from the arrays' sizes, so
+ * none can disagree with its storage:
+ *
+ *	static IBK_PORT_STORAGE(64, 16) cache;	// 64 P_Keys, 16 GIDs
+ *	IBK_PORT_STORAGE_INIT(&cache);		// then use &cache.port
+ *
+ * Both capacities at least 1. Storage of the caller's own (a kernel's
+ * kcalloc(), a firmware's linker section) goes to ibk_port_init().
+ */
+#define IBK_PORT_STORAGE(pkey_capacity, gid_capacity)			\
+	struct {							\
+		struct ibk_port port;					\
+		struct ibk_pkey_cell					\
+			pkey_cells[IBK_PKEY_CELLS(pkey_capacity)];	\
+		struct ibk_hash_slot					\
+			pkey_slots[IBK_PKEY_HASH_SLOTS(pkey_capacity)];	\
+		struct ibk_gid_cell gid_cells[IBK_GID_CELLS(gid_capacity)]; \
+		struct ibk_hash_slot gid_slots[IBK_HASH_SLOTS(gid_capacity)]; \
+	}
+
+/* The number of elements of array @a. */
+#define IBK__COUNT_OF(a)	((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+#define IBK_PORT_STORAGE_INIT(s)					\
+	ibk_port_init(&(s)->port,					\
+		      (s)->pkey_cells,					\
+		      IBK__COUNT_OF((s)->pkey_cells) / IBK_PKEY_CELLS(1),	\
+		      (s)->pkey_slots, IBK__COUNT_OF((s)->pkey_slots),	\
+		      (s)->gid_cells,					\
+		      IBK__COUNT_OF((s)->gid_cells) / IBK_GID_CELLS(1),	\
+		      (s)->gid_slots, IBK__COUNT_OF((s)->gid_slots))
+
 /* Sets the port state in both tables, each as one generation; a state
  * other than ARMED, ACTIVE or ACTIVE_DEFER marks them awaiting a refill.
  * IBK_OK; IBK_EINVAL for NULL @port or a state outside enum
@@ -4515,6 +4551,25 @@ static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
 	for (i = 0; i < n; i++)
 		ibk__mr_cell_store(&cells[i], ibk__mr_none(), NULL);
 }
+
+/*
+ * IBK_MR_TABLE_STORAGE(capacity) is a struct type holding an MR table and
+ * its cells, sized once from @capacity (1..2^24);
+ * IBK_MR_TABLE_STORAGE_INIT(s) initialises it by ibk_mr_table_init(), the
+ * capacity read back from the cells' size:
+ *
+ *	static IBK_MR_TABLE_STORAGE(4096) mrs;
+ *	IBK_MR_TABLE_STORAGE_INIT(&mrs);	// then use &mrs.table
+ */
+#define IBK_MR_TABLE_STORAGE(capacity)					\
+	struct {							\
+		struct ibk_mr_table table;				\
+		struct ibk_mr_cell cells[IBK_MR_CELLS(capacity)];	\
+	}
+
+#define IBK_MR_TABLE_STORAGE_INIT(s)					\
+	ibk_mr_table_init(&(s)->table, (s)->cells,			\
+			  IBK__COUNT_OF((s)->cells) / IBK_MR_CELLS(1))
 
 /*
  * Attaches @t to caller storage @cells[IBK_MR_CELLS(@capacity)] and

@@ -2915,12 +2915,66 @@ static void test_malloc_port(void)
 	free(buf);
 }
 
+/*
+ * Storage declared once: a port of IBK_PORT_STORAGE(16, 4) holds exactly
+ * 16 P_Keys and 4 GIDs, and an MR table of IBK_MR_TABLE_STORAGE(8)
+ * indexes 0..7, the capacities read back from the arrays by the INIT
+ * macros (a capacity passed apart from its array could disagree with it,
+ * and a refill would write past it).
+ */
+static void test_storage_declared_once(void)
+{
+	static IBK_PORT_STORAGE(16, 4) s;
+	static IBK_MR_TABLE_STORAGE(8) m;
+	ibk_pkey_t pkeys[17];
+	struct ibk_gid_entry gids[5];
+	struct ibk_mem_attr mr;
+	uint32_t i;
+
+	for (i = 0; i < 17; i++)
+		pkeys[i] = (ibk_pkey_t)(0x8001 + i);
+	memset(gids, 0, sizeof(gids));
+	for (i = 0; i < 5; i++) {
+		gids[i].gid.raw[0] = 0xfe;
+		gids[i].gid.raw[15] = (uint8_t)(i + 1);
+		gids[i].type = IBK_GID_TYPE_IB;
+	}
+	tap_ok(IBK_PORT_STORAGE_INIT(&s) == IBK_OK &&
+	       ibk_port_set_state(&s.port, IBK_PORT_ACTIVE) == IBK_OK &&
+	       sizeof(s.pkey_cells) == IBK_PKEY_CELLS(16) *
+	       sizeof(struct ibk_pkey_cell) &&
+	       sizeof(s.gid_slots) == IBK_HASH_SLOTS(4) *
+	       sizeof(struct ibk_hash_slot),
+	       "IBK_PORT_STORAGE(16, 4): arrays of IBK_*_CELLS and "
+	       "IBK_*HASH_SLOTS of the capacities; INIT: IBK_OK");
+	tap_ok(ibk_pkey_table_refill(&s.port.pkeys, pkeys, 16,
+		   ibk_pkey_table_refill_ticket(&s.port.pkeys)) == IBK_OK &&
+	       ibk_pkey_table_refill(&s.port.pkeys, pkeys, 17,
+		   ibk_pkey_table_refill_ticket(&s.port.pkeys)) == IBK_ENOSPC &&
+	       ibk_gid_table_refill(&s.port.gids, gids, 4,
+		   ibk_gid_table_refill_ticket(&s.port.gids)) == IBK_OK &&
+	       ibk_gid_table_refill(&s.port.gids, gids, 5,
+		   ibk_gid_table_refill_ticket(&s.port.gids)) == IBK_ENOSPC,
+	       "its port holds 16 P_Keys and 4 GIDs, one more is IBK_ENOSPC");
+	memset(&mr, 0, sizeof(mr));
+	mr.pd = 1;
+	mr.access = IBK_ACCESS_LOCAL_WRITE;
+	mr.length = 0x1000;
+	mr.rkey = ibk_rkey_make(7, 1);
+	tap_ok(IBK_MR_TABLE_STORAGE_INIT(&m) == IBK_OK &&
+	       ibk_mr_table_register(&m.table, &mr) == IBK_MEMOP_OK &&
+	       (mr.rkey = ibk_rkey_make(8, 1),
+		ibk_mr_table_register(&m.table, &mr) == IBK_ERANGE),
+	       "IBK_MR_TABLE_STORAGE(8): index 7 registers, 8 is IBK_ERANGE");
+}
+
 int main(void)
 {
 	test_rng_seed(SEED);
 	tap_diag("seed 0x%016" PRIx64, (uint64_t)SEED);
 	test_latch();
 	test_sizing();
+	test_storage_declared_once();
 	test_pkey_basics();
 	test_pkey_refs();
 	test_pkey_find_model(1, 3000, 4, 1);
