@@ -1050,19 +1050,30 @@ static inline void ibk__table_update_status(struct ibk__table *h,
 }
 
 /*
- * Writer side: takes @h's lock word for a refill with @ticket. True, with
- * the lock held, if no change event came after the ticket was taken; false,
- * with the lock free and nothing written, if one did.
+ * Writer side: takes @h's lock word for a refill with @ticket. IBK_OK,
+ * with the lock held, if no change event came after the ticket was taken
+ * and the port is ARMED or ACTIVE. Else, with the lock free and nothing
+ * written: IBK_ESTALE if a change event came after the ticket;
+ * IBK_ENOTREADY while the port is in another state (what the device holds
+ * then is undefined, ibv_query_pkey(3), and entering ARMED or ACTIVE
+ * marks the table awaiting a refill anyway).
  */
-static inline bool ibk__refill_begin(struct ibk__table *h, uint32_t ticket)
+static inline int ibk__refill_begin(struct ibk__table *h, uint32_t ticket)
 {
+	int rc = IBK_OK;
+
 	ibk__latch_lock(&h->latch);
-	if (ibk__load(&h->epoch, relaxed) != ticket) {
+	if (ibk__load(&h->epoch, relaxed) != ticket)
+		rc = IBK_ESTALE;
+	/* the state in copy 0, which only writers, under the lock, write */
+	else if (ibk__load(&h->status[0], relaxed) & IBK__NOT_READY)
+		rc = IBK_ENOTREADY;
+	if (rc != IBK_OK) {
 		ibk_latch_write_end(&h->latch);
-		return false;
+		return rc;
 	}
 	ibk__latch_flip(&h->latch);
-	return true;
+	return IBK_OK;
 }
 
 /* The ticket a refill of @h takes: the change events so far. */
@@ -1904,6 +1915,9 @@ static inline uint32_t ibk_pkey_table_refill_ticket(const struct ibk_pkey_table 
  * ibk_pkey_table_refill_ticket() returned before the device was read.
  * IBK_OK; IBK_ESTALE, writing nothing, if a change event came after the
  * ticket (the device may have changed since it was read: read it again);
+ * else IBK_ENOTREADY, writing nothing, unless the port is ARMED or ACTIVE
+ * (set the state first: the table is undefined in any other, and what was
+ * read then is never served);
  * IBK_EINVAL for NULL @t, or NULL @pkeys with @n > 0; IBK_ENOSPC if @n >
  * capacity.
  */
@@ -1911,12 +1925,15 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 					const ibk_pkey_t *pkeys, uint32_t n,
 					uint32_t ticket)
 {
+	int rc;
+
 	if (!t || (!pkeys && n))
 		return IBK_EINVAL;
 	if (n > t->hdr.capacity)
 		return IBK_ENOSPC;
-	if (!ibk__refill_begin(&t->hdr, ticket))
-		return IBK_ESTALE;
+	rc = ibk__refill_begin(&t->hdr, ticket);
+	if (rc != IBK_OK)
+		return rc;
 	ibk__pkey_fill(t, 0, pkeys, n);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__pkey_copy(t, 1);
@@ -2940,6 +2957,7 @@ static inline uint32_t ibk_gid_table_refill_ticket(const struct ibk_gid_table *t
  * all-zero GID is an empty slot, its type ignored), the rest empty; clears
  * "awaiting refill". @ticket as for ibk_pkey_table_refill(). IBK_OK;
  * IBK_ESTALE, writing nothing, if a change event came after the ticket;
+ * else IBK_ENOTREADY, writing nothing, unless the port is ARMED or ACTIVE;
  * IBK_EINVAL for NULL @t, NULL @e with @n > 0, or a non-zero GID whose
  * type is not IB, RoCE v1 or RoCE v2 (nothing is written then);
  * IBK_ENOSPC if @n > capacity.
@@ -2949,6 +2967,7 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 				       uint32_t n, uint32_t ticket)
 {
 	uint32_t i;
+	int rc;
 
 	if (!t || (!e && n))
 		return IBK_EINVAL;
@@ -2958,8 +2977,9 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 		if (!ibk__gid_type_valid(e[i].type) &&
 		    !ibk_gid_is_zero(&e[i].gid))
 			return IBK_EINVAL;
-	if (!ibk__refill_begin(&t->hdr, ticket))
-		return IBK_ESTALE;
+	rc = ibk__refill_begin(&t->hdr, ticket);
+	if (rc != IBK_OK)
+		return rc;
 	ibk__gid_fill(t, 0, e, n);
 	ibk_latch_write_switch(&t->hdr.latch);
 	ibk__gid_copy_over(t, 1);

@@ -253,7 +253,8 @@ static int refill_pkeys(const struct device_cache *d, struct port_cache *p)
 		rc = ibk_pkey_table_refill(&p->port.pkeys, p->pkeys,
 					   p->pkey_len, ticket);
 	}
-	if (rc != IBK_OK) {
+	/* a port not ARMED/ACTIVE has no table to cache: PORT_ACTIVE asks */
+	if (rc != IBK_OK && rc != IBK_ENOTREADY) {
 		report_ibk(d, p->num, "ibk_pkey_table_refill", rc);
 		return -1;
 	}
@@ -307,7 +308,7 @@ static int refill_gids(const struct device_cache *d, struct port_cache *p)
 		rc = ibk_gid_table_refill(&p->port.gids, p->gids, p->gid_len,
 					  ticket);
 	}
-	if (rc != IBK_OK) {
+	if (rc != IBK_OK && rc != IBK_ENOTREADY) {
 		report_ibk(d, p->num, "ibk_gid_table_refill", rc);
 		return -1;
 	}

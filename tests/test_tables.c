@@ -622,11 +622,15 @@ static void test_pkey_basics(void)
 	       ibk_pkey_table_get(t, 0xffffffffu, &v) == IBK_ERANGE,
 	       "DOWN, index >= capacity: IBK_ERANGE comes before "
 	       "IBK_ENOTREADY");
-	tap_ok(pk_refill(t, keys, 7) == IBK_OK,
-	       "refill 7 keys into capacity 8");
+	gen = ibk__load(&t->hdr.latch.count, acquire);
+	tap_ok(pk_refill(t, keys, 7) == IBK_ENOTREADY &&
+	       ibk__load(&t->hdr.latch.count, acquire) == gen,
+	       "a refill of a DOWN table: IBK_ENOTREADY, nothing published "
+	       "(what the device holds then is undefined, ibv_query_pkey(3))");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_INIT) == IBK_OK &&
-	       ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY,
-	       "INIT: reads refused with IBK_ENOTREADY");
+	       ibk_pkey_table_get(t, 0, &v) == IBK_ENOTREADY &&
+	       pk_refill(t, keys, 7) == IBK_ENOTREADY,
+	       "INIT: reads and refills refused with IBK_ENOTREADY");
 	tap_ok(ibk_pkey_table_set_state(t, IBK_PORT_ARMED) == IBK_OK &&
 	       ibk_pkey_table_get(t, 0, &v) == IBK_ESTALE,
 	       "INIT -> ARMED: what was cached before awaits a refill");

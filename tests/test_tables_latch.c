@@ -1673,6 +1673,8 @@ static int md_apply(struct model *m, const struct md_op *op)
 	case OP_PK_REFILL:
 		if (op->n > m->pk_cap)
 			return IBK_ENOSPC;
+		if (!md_readable(m->pk_state))	/* undefined unless ARMED/ACTIVE */
+			return IBK_ENOTREADY;
 		for (i = 0; i < m->pk_cap; i++)
 			m->pk[i] = i < op->n ? op->keys[i] : 0;
 		m->pk_await = false;
@@ -1686,6 +1688,8 @@ static int md_apply(struct model *m, const struct md_op *op)
 			    (op->entries[i].type < 0 ||
 			     op->entries[i].type > 2))
 				return IBK_EINVAL;
+		if (!md_readable(m->gid_state))
+			return IBK_ENOTREADY;
 		for (i = 0; i < m->gid_cap; i++) {
 			memset(&m->gid[i], 0, sizeof(m->gid[i]));
 			m->gid[i].type = IBK_GID_TYPE_IB;

@@ -169,7 +169,9 @@ static void port_boot_portinfo(struct fab_node *n, uint8_t num)
 }
 
 /* Port @num of @n at boot: PortInfo, the tables with the default P_Key
- * at index 0 and GID 0 = fe80:: || port GUID (what firmware loads). */
+ * at index 0 and GID 0 = fe80:: || port GUID (what firmware loads), set
+ * entry by entry: the port is not ARMED or ACTIVE yet, so no refill
+ * publishes (port_refill() does once it is ARMED). */
 static int port_boot(struct fab_node *n, uint8_t num)
 {
 	struct fab_port *p = &n->port[num];
@@ -185,14 +187,12 @@ static int port_boot(struct fab_node *n, uint8_t num)
 	if (rc != IBK_OK)
 		return rc;
 	ibk_port_set_state(&p->tables, (enum ibk_port_state)port_state(p));
-	rc = ibk_pkey_table_refill(&p->tables.pkeys, &def, 1,
-				   ibk_pkey_table_refill_ticket(&p->tables.pkeys));
+	rc = ibk_pkey_table_set(&p->tables.pkeys, 0, def);
 	if (rc != IBK_OK)
 		return rc;
 	ibk_gid_set(ibk_portinfo_gid_prefix(p->pi), port_guid(n, num), &e.gid);
 	e.type = IBK_GID_TYPE_IB;
-	return ibk_gid_table_refill(&p->tables.gids, &e, 1,
-				    ibk_gid_table_refill_ticket(&p->tables.gids));
+	return ibk_gid_table_set(&p->tables.gids, 0, &e.gid, e.type);
 }
 
 /* ---- the topology file ---- */

@@ -230,12 +230,16 @@ static inline int model_set_state(struct model_status *s, unsigned state)
 	return IBK_OK;
 }
 
-/* A refill with a ticket taken when s->events was @ticket_events. */
+/* A refill with a ticket taken when s->events was @ticket_events: a
+ * change event since refuses it, and so does a port not ARMED or ACTIVE
+ * (the device's table is undefined then). */
 static inline int model_refill_begin(struct model_status *s,
 				     uint32_t ticket_events)
 {
 	if (ticket_events != s->events)
 		return IBK_ESTALE;
+	if (!model_state_readable(s->state))
+		return IBK_ENOTREADY;
 	s->awaiting = false;
 	s->updates++;
 	return IBK_OK;
