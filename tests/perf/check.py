@@ -25,12 +25,23 @@ BUDGETS, one budget a line, '#' to the end of a line a comment:
     CASE SIDE <= peer NAME    at most the count of the case's peer (or
                               baseline) NAME, counted in the same process
 SIDE is lib, base, or a peer's name as ibk-bench-proc takes it.
+
+Beside them, what the code costs in size, held the same way:
+    CASE size FUNCTION MAX    at most MAX bytes of code (text, `size`) in an
+                              object holding FUNCTION alone, with every
+                              helper it pulls in, built as the bench builds
+                              (-O2 -march=x86-64-v3, the budgets' compiler):
+                              the public function CASE times
+    section HEADER TITLE MAX  at most MAX lines of code (comments and blank
+                              lines left out) in HEADER's section whose
+                              banner's first line starts with TITLE
 """
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True     # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -50,15 +61,53 @@ def compiler_of_budgets(text):
     return m.group(1) if m else None
 
 
+def compiler_path(proc):
+    """The C compiler of the meson build holding proc."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(proc)))
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        return json.load(f)[0]["command"].split()[0]
+
+
 def compiler_of_build(proc):
     """The compiler of the build holding proc, as its --version's first
     line names it, less the program's name: "(Debian 12.2.0-14) 12.2.0"."""
-    build = os.path.dirname(os.path.dirname(os.path.abspath(proc)))
-    with open(os.path.join(build, "compile_commands.json")) as f:
-        cc = json.load(f)[0]["command"].split()[0]
-    first = subprocess.run([cc, "--version"], capture_output=True,
+    first = subprocess.run([compiler_path(proc), "--version"],
+                           capture_output=True,
                            text=True).stdout.partition("\n")[0]
     return first.partition(" ")[2]
+
+
+def function_bytes(cc, root, fn, tmp):
+    """Text bytes of an object that takes @fn's address, so that the
+    compiler emits it and every helper it calls."""
+    src, obj = os.path.join(tmp, fn + ".c"), os.path.join(tmp, fn + ".o")
+    with open(src, "w") as f:
+        f.write('#include "ib_tables.h"\n'
+                "typedef void (*ibk_any_fn)(void);\n"
+                f"ibk_any_fn ibk_size_probe = (ibk_any_fn){fn};\n")
+    subprocess.run([cc, "-O2", "-march=x86-64-v3", "-std=c11", "-I", root,
+                    "-c", src, "-o", obj], check=True)
+    out = subprocess.run(["size", obj], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    return int(out[1].split()[0])
+
+
+def section_lines(root, header, title):
+    """Lines of code (not blank, not comment) of @header's section whose
+    banner title starts with @title, from its banner to the next one (or
+    the end); None if no such one. Documentation is not size."""
+    with open(os.path.join(root, header), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    banners = [i for i in range(len(lines) - 1)
+               if lines[i].startswith("/* -----")]
+    for k, i in enumerate(banners):
+        if lines[i + 1].lstrip(" *").startswith(title):
+            end = banners[k + 1] if k + 1 < len(banners) else len(lines)
+            code = re.sub(r"/\*.*?\*/", "", "\n".join(lines[i:end]),
+                          flags=re.S)
+            code = re.sub(r"//[^\n]*", "", code)
+            return sum(1 for line in code.split("\n") if line.strip())
+    return None
 
 
 def parse(text, where):
@@ -71,7 +120,13 @@ def parse(text, where):
         words = body.split()
         if not words or words[0] == "@compiler":
             continue
-        if len(words) == 5 and words[2:4] == ["<=", "peer"]:
+        if words[0] == "section" and len(words) >= 4 and \
+                words[-1].isdigit():
+            key = ("section", words[1], " ".join(words[2:-1]))
+            limit = float(words[-1])
+        elif len(words) == 4 and words[1] == "size" and words[3].isdigit():
+            key, limit = (words[0], "size", words[2]), float(words[3])
+        elif len(words) == 5 and words[2:4] == ["<=", "peer"]:
             key, limit = (words[0], words[1], "peer", words[4]), None
         elif len(words) == 3 and re.fullmatch(r"\d+(\.\d+)?(/entry)?",
                                               words[2]):
@@ -96,10 +151,39 @@ def entries(case):
     return int(m.group(1))
 
 
+def is_size(key):
+    """A budget of code bytes or section lines, not of instructions."""
+    return key[0] == "section" or key[1] == "size"
+
+
+def check_sizes(budgets, cc, root):
+    """Prints a line per size budget; returns (passed, failed)."""
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, (limit, comment) in budgets.items():
+            if not is_size(key):
+                continue
+            note = f"  # {comment}" if comment else ""
+            if key[0] == "section":
+                figure = section_lines(root, key[1], key[2])
+                what, unit = f"section {key[1]} \"{key[2]}\"", "lines"
+            else:
+                figure = function_bytes(cc, root, key[2], tmp)
+                what, unit = f"{key[0]} size {key[2]}", "bytes"
+            ok = figure is not None and figure <= limit
+            print(f"{'ok  ' if ok else 'FAIL'} {what} {figure} {unit} "
+                  f"{'<=' if ok else '>'} {limit:g}{note}")
+            passed += ok
+            failed += not ok
+    return passed, failed
+
+
 def runs_of(budgets):
     """{case: {side: operations}} counting every side the budgets name."""
     runs = {}
     for key in budgets:
+        if is_size(key):
+            continue
         case = key[0]
         ops = next((n for prefix, n in OPS_BY_PREFIX.items()
                     if case.startswith(prefix)), OPS)
@@ -132,6 +216,8 @@ def check_budgets(budgets, counts, missing):
     """Prints a line per budget; returns (passed, failed)."""
     passed = failed = 0
     for key, (limit, comment) in budgets.items():
+        if is_size(key):
+            continue
         case, side = key[:2]
         note = f"  # {comment}" if comment else ""
         if case in missing:
@@ -218,6 +304,9 @@ def main(argv):
         return 0
     counts, missing = counts_of(proc, runs_of(budgets), jobs)
     passed, failed = check_budgets(budgets, counts, missing)
+    p, f = check_sizes(budgets, compiler_path(proc),
+                       os.path.dirname(os.path.dirname(os.path.abspath(path))))
+    passed, failed = passed + p, failed + f
     p, f = check_only_down(path, budgets)
     passed, failed = passed + p, failed + f
     print(f"{passed} passed, {failed} failed")
