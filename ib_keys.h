@@ -239,6 +239,9 @@ static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
  * loads gain nothing there); 32-bit ARM NEON takes the scalar loops.
  * A UD header is read 16 bytes at a time, inside the IBK_BTH_LEN +
  * IBK_DETH_LEN bytes that ibk_rx_ud_burst() requires anyway.
+ *
+ * API:
+ *	ibk_simd_path()
  * ------------------------------------------------------------------------ */
 
 /* The vector path this build's bursts take: "avx2", "sse2", "neon" or
@@ -593,6 +596,9 @@ static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
 
 /* ------------------------------------------------------------------------
  * Errors
+ *
+ * API:
+ *	ibk_strerror(err)
  * ------------------------------------------------------------------------ */
 
 /*
@@ -643,6 +649,16 @@ static inline const char *ibk_strerror(int err)
  *
  * Bit 15 is the membership type (1 full, 0 limited), bits 0-14 the base,
  * which names the partition. Base 0 is the invalid key (0x0000, 0x8000).
+ *
+ * API:
+ *	ibk_pkey_make(base, full)
+ *	ibk_pkey_base(pkey)
+ *	ibk_pkey_is_full(pkey)
+ *	ibk_pkey_is_valid(pkey)
+ *	ibk_pkey_to_full(pkey)
+ *	ibk_pkey_to_limited(pkey)
+ *	ibk_pkey_match(a, b)
+ *	ibk_pkey_match_burst(qp_pkey, pkt_pkeys, n, match)
  * ------------------------------------------------------------------------ */
 
 #define IBK_PKEY_FULL_MEMBER		0x8000u
@@ -831,6 +847,14 @@ static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
  * 0x80000000-0x8000ffff  controlled, for general use by applications
  * 0x80010000-0x8fffffff  controlled, reserved; 0x80010000 is the GSI key
  * 0x90000000-0xffffffff  controlled, unassigned
+ *
+ * API:
+ *	ibk_qkey_is_controlled(qkey)
+ *	ibk_qkey_select(wr_qkey, qp_qkey)
+ *	ibk_qkey_match(pkt_qkey, qp_qkey)
+ *	ibk_qkey_may_set(qkey, caller_privileged)
+ *	ibk_qkey_classify(qkey)
+ *	ibk_qkey_class_name(cls)
  * ------------------------------------------------------------------------ */
 
 #define IBK_QKEY_CONTROLLED	0x80000000u	/* MSB: controlled Q_Key */
@@ -910,6 +934,27 @@ static inline const char *ibk_qkey_class_name(enum ibk_qkey_class cls)
  * interface id, an EUI-64 GUID (lower 64). It has the IPv6 address layout
  * (RFC 4291), and struct ibk_gid is byte-compatible with libibverbs'
  * union ibv_gid.
+ *
+ * API:
+ *	ibk_gid_set(subnet_prefix, guid, gid)
+ *	ibk_gid_make(subnet_prefix, guid)
+ *	ibk_gid_subnet_prefix(gid)
+ *	ibk_gid_guid(gid)
+ *	ibk_gid_equal(a, b)
+ *	ibk_gid_is_zero(gid)
+ *	ibk_gid_is_v4mapped(gid)
+ *	ibk_gid_is_multicast(gid)
+ *	ibk_gid_is_link_local(gid)
+ *	ibk_gid_set_from_ipv4(ipv4, gid)
+ *	ibk_gid_from_ipv4(ipv4)
+ *	ibk_gid_to_ipv4(gid)
+ *	ibk_gid_set_from_mac(mac, gid)
+ *	ibk_gid_from_mac(mac)
+ *	ibk_gid_to_mac(gid, mac)
+ *	ibk_gid_ipoib_broadcast(pkey, scope, mgid)
+ *	ibk_gid_ipoib_mgid_ipv4(pkey, scope, group, mgid)
+ *	ibk_gid_ipoib_mgid_ipv6(pkey, scope, group, mgid)
+ *	ibk_gid_ipoib_mgid_parse(gid, pkey, scope, ipv6)
  * ------------------------------------------------------------------------ */
 
 #define IBK_GID_DEFAULT_PREFIX	UINT64_C(0xfe80000000000000)
@@ -1225,6 +1270,14 @@ static inline int ibk_gid_ipoib_mgid_parse(const struct ibk_gid *gid,
  * "fe80:0000:0000:0000:0002:c903:0001:2345" (ibv_devinfo, sysfs). A GUID
  * as "0x0002c90300012345" (ibstat) or "0002:c903:0001:2345". Buffer sizes
  * count the terminating NUL. No function here calls libc.
+ *
+ * API:
+ *	ibk_gid_ntop(g, text)
+ *	ibk_gid_pton(text, gid)
+ *	ibk_gid_ntop_full(g, text)
+ *	ibk_guid_ntop(guid, text)
+ *	ibk_guid_ntop_colon(guid, text)
+ *	ibk_guid_pton(text, guid)
  * ------------------------------------------------------------------------ */
 
 #define IBK_GID_STRLEN		46	/* == INET6_ADDRSTRLEN */
@@ -1578,6 +1631,97 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
  * value bits beyond the field's width. Then which opcode carries which
  * extension header (IBA table 38), the AETH syndrome's parts, and the
  * headers of a whole received packet located (ibk_pkt_locate()).
+ *
+ * API:
+ *	ibk_lrh_vl(lrh)
+ *	ibk_lrh_set_vl(lrh, vl)
+ *	ibk_lrh_lver(lrh)
+ *	ibk_lrh_set_lver(lrh, lver)
+ *	ibk_lrh_sl(lrh)
+ *	ibk_lrh_set_sl(lrh, sl)
+ *	ibk_lrh_lnh(lrh)
+ *	ibk_lrh_set_lnh(lrh, lnh)
+ *	ibk_lrh_dlid(lrh)
+ *	ibk_lrh_set_dlid(lrh, dlid)
+ *	ibk_lrh_pktlen(lrh)
+ *	ibk_lrh_set_pktlen(lrh, pktlen)
+ *	ibk_lrh_slid(lrh)
+ *	ibk_lrh_set_slid(lrh, slid)
+ *	ibk_grh_ipver(grh)
+ *	ibk_grh_set_ipver(grh, ipver)
+ *	ibk_grh_tclass(grh)
+ *	ibk_grh_set_tclass(grh, tclass)
+ *	ibk_grh_flow_label(grh)
+ *	ibk_grh_set_flow_label(grh, flow_label)
+ *	ibk_grh_paylen(grh)
+ *	ibk_grh_set_paylen(grh, paylen)
+ *	ibk_grh_nxthdr(grh)
+ *	ibk_grh_set_nxthdr(grh, nxthdr)
+ *	ibk_grh_hoplmt(grh)
+ *	ibk_grh_set_hoplmt(grh, hoplmt)
+ *	ibk_grh_get_sgid(grh, sgid)
+ *	ibk_grh_sgid(grh)
+ *	ibk_grh_set_sgid(grh, sgid)
+ *	ibk_grh_get_dgid(grh, dgid)
+ *	ibk_grh_dgid(grh)
+ *	ibk_grh_set_dgid(grh, dgid)
+ *	ibk_bth_opcode(bth)
+ *	ibk_bth_set_opcode(bth, opcode)
+ *	ibk_bth_se(bth)
+ *	ibk_bth_set_se(bth, se)
+ *	ibk_bth_mig(bth)
+ *	ibk_bth_set_mig(bth, mig)
+ *	ibk_bth_padcnt(bth)
+ *	ibk_bth_set_padcnt(bth, padcnt)
+ *	ibk_bth_tver(bth)
+ *	ibk_bth_set_tver(bth, tver)
+ *	ibk_bth_pkey(bth)
+ *	ibk_bth_set_pkey(bth, pkey)
+ *	ibk_bth_fecn(bth)
+ *	ibk_bth_set_fecn(bth, fecn)
+ *	ibk_bth_becn(bth)
+ *	ibk_bth_set_becn(bth, becn)
+ *	ibk_bth_dest_qp(bth)
+ *	ibk_bth_set_dest_qp(bth, qpn)
+ *	ibk_bth_ackreq(bth)
+ *	ibk_bth_set_ackreq(bth, ackreq)
+ *	ibk_bth_psn(bth)
+ *	ibk_bth_set_psn(bth, psn)
+ *	ibk_deth_qkey(deth)
+ *	ibk_deth_set_qkey(deth, qkey)
+ *	ibk_deth_src_qp(deth)
+ *	ibk_deth_set_src_qp(deth, qpn)
+ *	ibk_opcode_has_reth(opcode)
+ *	ibk_opcode_has_atomiceth(opcode)
+ *	ibk_opcode_has_ieth(opcode)
+ *	ibk_opcode_has_aeth(opcode)
+ *	ibk_opcode_has_immdt(opcode)
+ *	ibk_opcode_is_ud_send(opcode)
+ *	ibk_reth_va(reth)
+ *	ibk_reth_set_va(reth, va)
+ *	ibk_reth_rkey(reth)
+ *	ibk_reth_set_rkey(reth, rkey)
+ *	ibk_reth_dma_len(reth)
+ *	ibk_reth_set_dma_len(reth, len)
+ *	ibk_atomiceth_va(atm)
+ *	ibk_atomiceth_set_va(atm, va)
+ *	ibk_atomiceth_rkey(atm)
+ *	ibk_atomiceth_set_rkey(atm, rkey)
+ *	ibk_atomiceth_swap_add(atm)
+ *	ibk_atomiceth_set_swap_add(atm, v)
+ *	ibk_atomiceth_compare(atm)
+ *	ibk_atomiceth_set_compare(atm, v)
+ *	ibk_ieth_rkey(ieth)
+ *	ibk_ieth_set_rkey(ieth, rkey)
+ *	ibk_aeth_syndrome(aeth)
+ *	ibk_aeth_set_syndrome(aeth, syndrome)
+ *	ibk_aeth_msn(aeth)
+ *	ibk_aeth_set_msn(aeth, msn)
+ *	ibk_aeth_is_ack(syndrome)
+ *	ibk_aeth_is_rnr_nak(syndrome)
+ *	ibk_aeth_is_nak(syndrome)
+ *	ibk_aeth_value(syndrome)
+ *	ibk_pkt_locate(pkt, len, headers)
  * ------------------------------------------------------------------------ */
 
 #define IBK_LRH_LEN	8
@@ -2325,6 +2469,13 @@ static inline int ibk_pkt_locate(const void *pkt, size_t len,
 
 /* ------------------------------------------------------------------------
  * Per-packet checks (no table: the caller resolved the QP's P_Key)
+ *
+ * API:
+ *	ibk_rx_verdict_name(v)
+ *	ibk_rx_check_header(type, bth)
+ *	ibk_rx_check(qp, bth, deth)
+ *	ibk_tx_fill_keys(bth, deth, qp_pkey, wr_qkey, qp_qkey)
+ *	ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, n, verdicts)
  * ------------------------------------------------------------------------ */
 
 enum ibk_qp_type {
@@ -2699,6 +2850,32 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
  *	}
  *	if (ibk_mem_verdict_nak(v))
  *		send_nak(ibk_mem_verdict_nak(v));	// 0x61 or 0x62
+ *
+ * API:
+ *	ibk_rkey_make(index, key_byte)
+ *	ibk_rkey_index(key)
+ *	ibk_rkey_byte(key)
+ *	ibk_rkey_next(key)
+ *	ibk_access_reg_ok(access)
+ *	ibk_access_allows(granted, requested)
+ *	ibk_range_verdict_name(v)
+ *	ibk_mem_range_check(iova, length, base, region_length)
+ *	ibk_mem_range_ok(iova, length, base, region_length)
+ *	ibk_aeth_wc_status(syndrome)
+ *	ibk_mem_verdict_name(v)
+ *	ibk_mem_verdict_nak(v)
+ *	ibk_mem_verdict_wc_status(v)
+ *	ibk_mem_request_parse(type, bth, req)
+ *	ibk_mem_check(qp, req, r, mr)
+ *	ibk_memop_verdict_name(v)
+ *	ibk_mem_register(o)
+ *	ibk_mr_rereg(mr, next)
+ *	ibk_mr_fast_reg(mr, qp_pd, next)
+ *	ibk_mw_bind_check(mw, mr, wr)
+ *	ibk_mw_bind(mw, mr, old_mr, wr)
+ *	ibk_mem_invalidate(o, mr, key)
+ *	ibk_mem_invalidate_remote(o, mr, key, qp)
+ *	ibk_mem_deregister(o, mr, key)
  * ------------------------------------------------------------------------ */
 
 typedef uint32_t ibk_rkey_t;	/* an L_Key or R_Key: index << 8 | key byte */
@@ -3773,6 +3950,104 @@ ibk_mem_deregister(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
  *	...					// answer the attribute: st
  *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
  *		send(mad);
+ *
+ * API:
+ *	ibk_mad_base_version(mad)
+ *	ibk_mad_set_base_version(mad, v)
+ *	ibk_mad_mgmt_class(mad)
+ *	ibk_mad_set_mgmt_class(mad, mgmt_class)
+ *	ibk_mad_class_version(mad)
+ *	ibk_mad_set_class_version(mad, v)
+ *	ibk_mad_method(mad)
+ *	ibk_mad_set_method(mad, method)
+ *	ibk_mad_status(mad)
+ *	ibk_mad_set_status(mad, status)
+ *	ibk_mad_tid(mad)
+ *	ibk_mad_set_tid(mad, tid)
+ *	ibk_mad_attr_id(mad)
+ *	ibk_mad_set_attr_id(mad, attr_id)
+ *	ibk_mad_attr_mod(mad)
+ *	ibk_mad_set_attr_mod(mad, attr_mod)
+ *	ibk_smp_hop_ptr(smp)
+ *	ibk_smp_set_hop_ptr(smp, hop_ptr)
+ *	ibk_smp_hop_cnt(smp)
+ *	ibk_smp_set_hop_cnt(smp, hop_cnt)
+ *	ibk_smp_mkey(smp)
+ *	ibk_smp_set_mkey(smp, mkey)
+ *	ibk_smp_dr_slid(smp)
+ *	ibk_smp_set_dr_slid(smp, lid)
+ *	ibk_smp_dr_dlid(smp)
+ *	ibk_smp_set_dr_dlid(smp, lid)
+ *	ibk_smp_data(smp)
+ *	ibk_smp_data_mut(smp)
+ *	ibk_smp_is_dr(smp)
+ *	ibk_smp_request_status(mad, len)
+ *	ibk_smp_make_reply(smp, status)
+ *	ibk_mkey_verdict_name(v)
+ *	ibk_mkey_check(st, method, smp_mkey, now_ns)
+ *	ibk_portinfo_mkey(pi)
+ *	ibk_portinfo_set_mkey(pi, mkey)
+ *	ibk_portinfo_gid_prefix(pi)
+ *	ibk_portinfo_set_gid_prefix(pi, prefix)
+ *	ibk_portinfo_lid(pi)
+ *	ibk_portinfo_set_lid(pi, lid)
+ *	ibk_portinfo_master_sm_lid(pi)
+ *	ibk_portinfo_set_master_sm_lid(pi, lid)
+ *	ibk_portinfo_cap_mask(pi)
+ *	ibk_portinfo_set_cap_mask(pi, mask)
+ *	ibk_portinfo_mkey_lease_period(pi)
+ *	ibk_portinfo_set_mkey_lease_period(pi, s)
+ *	ibk_portinfo_mkey_protect_bits(pi)
+ *	ibk_portinfo_set_mkey_protect_bits(pi, bits)
+ *	ibk_portinfo_enforcement(pi)
+ *	ibk_portinfo_set_enforcement(pi, bits)
+ *	ibk_portinfo_mkey_violations(pi)
+ *	ibk_portinfo_set_mkey_violations(pi, n)
+ *	ibk_portinfo_pkey_violations(pi)
+ *	ibk_portinfo_set_pkey_violations(pi, n)
+ *	ibk_portinfo_qkey_violations(pi)
+ *	ibk_portinfo_set_qkey_violations(pi, n)
+ *	ibk_portinfo_guid_cap(pi)
+ *	ibk_portinfo_set_guid_cap(pi, cap)
+ *	ibk_portinfo_client_rereg(pi)
+ *	ibk_portinfo_set_client_rereg(pi, rereg)
+ *	ibk_portinfo_subnet_timeout(pi)
+ *	ibk_portinfo_set_subnet_timeout(pi, t)
+ *	ibk_pkeytable_mod_block(attr_mod)
+ *	ibk_pkeytable_mod_port(attr_mod)
+ *	ibk_pkeytable_mod(block, port)
+ *	ibk_guidinfo_mod_block(attr_mod)
+ *	ibk_pkey_block_get(data, i)
+ *	ibk_pkey_block_set(data, i, pkey)
+ *	ibk_guid_block_get(data, i)
+ *	ibk_guid_block_set(data, i, guid)
+ *	ibk_pkey_block_decode(data, pkeys)
+ *	ibk_pkey_block_encode(pkeys, data)
+ *	ibk_guid_block_decode(data, guids)
+ *	ibk_guid_block_encode(guids, data)
+ *	ibk_notice_is_generic(n)
+ *	ibk_notice_set_generic(n, generic)
+ *	ibk_notice_type(n)
+ *	ibk_notice_set_type(n, type)
+ *	ibk_notice_producer(n)
+ *	ibk_notice_set_producer(n, producer)
+ *	ibk_notice_trap_number(n)
+ *	ibk_notice_set_trap_number(n, trap)
+ *	ibk_notice_issuer_lid(n)
+ *	ibk_notice_set_issuer_lid(n, lid)
+ *	ibk_notice_toggle(n)
+ *	ibk_notice_set_toggle(n, toggle)
+ *	ibk_notice_count(n)
+ *	ibk_notice_set_count(n, count)
+ *	ibk_notice_init(type, producer, trap_number, issuer_lid, notice)
+ *	ibk_notice_build_256(producer, issuer_lid, trap, notice)
+ *	ibk_trap_256_from_smp(smp, lid, trap)
+ *	ibk_notice_parse_256(notice, trap)
+ *	ibk_notice_build_key_trap(trap_number, producer, issuer_lid, trap, notice)
+ *	ibk_notice_parse_key_trap(notice, trap)
+ *	ibk_trap_key_from_headers(h, trap_number, trap)
+ *	ibk_trap_interval_ns(subnet_timeout)
+ *	ibk_trap_rate_ok(now_ns, last_ns, sent_before, subnet_timeout)
  * ------------------------------------------------------------------------ */
 
 #define IBK_MAD_LEN		256	/* every SMP, LID-routed or directed */

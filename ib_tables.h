@@ -197,6 +197,11 @@
  *	#define IBK_ATOMICS_IRQ_SAVE()		board_irq_save()
  *	#define IBK_ATOMICS_IRQ_RESTORE(state)	board_irq_restore(state)
  *	#include "ib_tables.h"
+ *
+ * API:
+ *	IBK_ATOMICS_WRITER_CONFLICT()
+ *	IBK_ATOMICS_IRQ_SAVE()
+ *	IBK_ATOMICS_IRQ_RESTORE(state)
  * ------------------------------------------------------------------------ */
 
 #if defined(__KERNEL__) && !defined(IBK_ATOMICS_SINGLE_CORE) && \
@@ -535,6 +540,17 @@ static inline void ibk__fence_release(void)
  * The count steps over 0 and 1 when it wraps (0xffffffff is followed by
  * 2, keeping the parity), so IBK_GENERATION_NEVER, 0, is a generation no
  * reader ever sees: a zeroed reference is never fresh.
+ *
+ * API:
+ *	IBK_LATCH_RETRY_HOOK()
+ *	ibk_latch_init(l, start)
+ *	ibk_latch_read_begin(l)
+ *	ibk_latch_copy(start)
+ *	ibk_latch_read_retry(l, start)
+ *	ibk_latch_write_try_begin(l)
+ *	ibk_latch_write_begin(l)
+ *	ibk_latch_write_switch(l)
+ *	ibk_latch_write_end(l)
  * ------------------------------------------------------------------------ */
 
 /* Called each time a read section has to be redone; a test may count them. */
@@ -686,6 +702,12 @@ static inline bool ibk__latch_unchanged(const struct ibk_latch *l,
  * overshoot at most once, by at most 0xffff, and the value never wraps for
  * fewer than 65535 concurrent threads. Reads clamp it to 0xffff. All
  * accesses are relaxed: a counter orders nothing else.
+ *
+ * API:
+ *	ibk_counter16_add(c, n)
+ *	ibk_counter16_inc(c)
+ *	ibk_counter16_read(c)
+ *	ibk_counter16_reset(c)
  * ------------------------------------------------------------------------ */
 
 #define IBK_COUNTER16_MAX 0xffffu
@@ -787,6 +809,14 @@ enum ibk_event_type {
  * 128-entry P_Key table that is 2 KiB of index instead of 4 KiB, both
  * copies. Any slot count in between works too: init takes the largest
  * power of two per copy that fits, up to the quarter-full size.
+ *
+ * API:
+ *	IBK_PKEY_CELLS(capacity)
+ *	IBK_GID_CELLS(capacity)
+ *	IBK_HASH_SLOTS(capacity)
+ *	IBK_PKEY_HASH_SLOTS(capacity)
+ *	IBK_HASH_SLOTS_MIN(capacity)
+ *	IBK_PKEY_HASH_SLOTS_MIN(capacity)
  * ------------------------------------------------------------------------ */
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
@@ -1355,6 +1385,21 @@ static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
  * O(1) but for duplicates of one key, which it walks. A refill builds
  * copy 0 from the top index down, each index heading its key's chain, so
  * O(1) each, and copies keys and slots into copy 1.
+ *
+ * API:
+ *	ibk_pkey_table_init(t, cells, capacity, slots, slot_count)
+ *	ibk_pkey_table_refill_ticket(t)
+ *	ibk_pkey_table_refill(t, pkeys, n, ticket)
+ *	ibk_pkey_table_set(t, index, pkey)
+ *	ibk_pkey_table_set_state(t, state)
+ *	ibk_pkey_table_invalidate(t)
+ *	ibk_pkey_table_ref_get(t, index, ref)
+ *	ibk_pkey_table_get(t, index, pkey)
+ *	ibk_pkey_table_ref_find(t, pkey, ref)
+ *	ibk_pkey_table_find(t, pkey, found)
+ *	ibk_pkey_table_find_exact(t, pkey)
+ *	ibk_pkey_table_snapshot(t, n, pkeys, generation)
+ *	ibk_pkey_table_ref_fresh(t, ref)
  * ------------------------------------------------------------------------ */
 
 struct ibk_pkey_table {
@@ -2242,6 +2287,20 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * in index order through the entries (see ibk__gid_link()), so a set
  * moves the pair's slot to the next index without a scan: O(1), but for
  * the walk that puts an index between others holding the same pair.
+ *
+ * API:
+ *	ibk_gid_table_init(t, cells, capacity, slots, slot_count)
+ *	ibk_gid_table_refill_ticket(t)
+ *	ibk_gid_table_refill(t, e, n, ticket)
+ *	ibk_gid_table_set(t, index, gid, type)
+ *	ibk_gid_table_set_state(t, state)
+ *	ibk_gid_table_invalidate(t)
+ *	ibk_gid_table_ref_get(t, index, ref)
+ *	ibk_gid_table_get(t, index, entry)
+ *	ibk_gid_table_ref_find(t, gid, type, ref)
+ *	ibk_gid_table_find(t, gid, type, found_type)
+ *	ibk_gid_table_snapshot(t, n, entries, generation)
+ *	ibk_gid_table_ref_fresh(t, ref)
  * ------------------------------------------------------------------------ */
 
 /* GID types as enum ibv_gid_type (rdma-core). */
@@ -3258,6 +3317,19 @@ static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
  * packet (ibk_port_rx_packet()) also meets the management datagram rules
  * of QP0 and QP1 first, counted apart, and hands back a dropped packet's
  * trap 257 or 258 details.
+ *
+ * API:
+ *	ibk_port_init(port, pkey_cells, pkey_capacity, pkey_slots, pkey_slot_count, gid_cells, gid_capacity, gid_slots, gid_slot_count)
+ *	IBK_PORT_STORAGE(pkey_capacity, gid_capacity)
+ *	IBK_PORT_STORAGE_INIT(s)
+ *	ibk_port_set_state(port, state)
+ *	ibk_port_event(port, event)
+ *	ibk_port_reset(port)
+ *	ibk_port_rx(port, qp, bth, deth)
+ *	ibk_port_rx_gsi(port, bth, deth, pkey_index)
+ *	ibk_port_rx_burst(port, qp, hdrs, n, verdicts)
+ *	ibk_port_rx_mixed(port, qps, hdrs, n, verdicts, pkey_index)
+ *	ibk_port_rx_packet(port, qp, pkt, len, trap)
  * ------------------------------------------------------------------------ */
 
 /*
@@ -4242,6 +4314,28 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
  *	ibk_mr_qp_prepare(&rq, &qp);		// create_qp, modify_qp
  *	n_ok = ibk_mr_table_check_burst_prepared(&mrs, &rq, hdrs, n,
  *						 verdicts);
+ *
+ * API:
+ *	IBK_MR_CELLS(capacity)
+ *	IBK_MR_TABLE_STORAGE(capacity)
+ *	IBK_MR_TABLE_STORAGE_INIT(s)
+ *	ibk_mr_table_init(t, cells, capacity)
+ *	ibk_mr_table_reset(t)
+ *	ibk_mr_table_register(t, attr)
+ *	ibk_mr_table_rereg(t, key, next)
+ *	ibk_mr_table_fast_reg(t, qp_pd, next)
+ *	ibk_mr_table_bind(t, wr)
+ *	ibk_mr_table_invalidate(t, key)
+ *	ibk_mr_table_invalidate_remote(t, key, qp)
+ *	ibk_mr_table_deregister(t, key)
+ *	ibk_mr_table_ref_get(t, key, ref)
+ *	ibk_mr_table_get(t, key, attr)
+ *	ibk_mr_table_ref_fresh(t, ref)
+ *	ibk_mr_qp_prepare(p, qp)
+ *	ibk_mr_table_check(t, qp, bth)
+ *	ibk_mr_table_check_prepared(t, p, bth)
+ *	ibk_mr_table_check_burst(t, qp, hdrs, n, verdicts)
+ *	ibk_mr_table_check_burst_prepared(t, p, hdrs, n, verdicts)
  * ------------------------------------------------------------------------ */
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
@@ -5835,6 +5929,17 @@ ibk_mr_table_check_burst_prepared(const struct ibk_mr_table *t,
  *					  ibk_portinfo_gid_prefix(portinfo));
  *	if (st >= 0 && ibk_smp_make_reply(mad, (uint16_t)st) == IBK_OK)
  *		send(mad);
+ *
+ * API:
+ *	ibk_pkey_table_apply_block(t, block, pkeys)
+ *	ibk_pkey_table_read_block(t, block, pkeys)
+ *	ibk_gid_table_apply_guid_block(t, block, prefix, guids)
+ *	ibk_gid_table_apply_prefix(t, prefix)
+ *	ibk_gid_table_read_guid_block(t, block, guids)
+ *	ibk_sma_answer_table(port, smp, len, gid_prefix)
+ *	ibk_sma_mkey_check(port, st, method, smp_mkey, now_ns)
+ *	ibk_sma_fill_portinfo_counters(port, pi)
+ *	ibk_sma_apply_portinfo(port, pi)
  * ------------------------------------------------------------------------ */
 
 /* The number of blocks of 2^@log2 entries that table @h answers for: the
