@@ -628,10 +628,21 @@ enum ibk_error {
 	IBK_EBUSY     = IBK__ERRNO(EBUSY, 16),	   /* another writer holds the table (try-write only) */
 };
 
-/* Short constant text for an IBK_* code; "unknown error" for anything else. */
+/*
+ * Short constant text for every value an int-returning function of the
+ * headers gives: IBK_OK, each IBK_E*, and the MAD statuses that
+ * ibk_sma_answer_table() returns for ibk_smp_make_reply() (0x0004 bad
+ * version, 0x0008 unsupported method, 0x000c unsupported method and
+ * attribute, 0x001c invalid field: IBK_MAD_STATUS_*); "unknown error" for
+ * anything else.
+ */
 static inline const char *ibk_strerror(int err)
 {
 	switch (err) {
+	case 0x0004:		return "MAD status: bad class version";
+	case 0x0008:		return "MAD status: method not supported";
+	case 0x000c:		return "MAD status: method and attribute not supported";
+	case 0x001c:		return "MAD status: invalid attribute field";
 	case IBK_OK:		return "success";
 	case IBK_EINVAL:	return "invalid argument";
 	case IBK_ERANGE:	return "argument out of range";
@@ -3522,6 +3533,7 @@ enum ibk_memop_verdict {
 	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
 	IBK_MEMOP_ERR_MR_PD,		/* bind: MR in another PD */
 	IBK_MEMOP_ERR_WINDOW_QP,	/* type 2 window of another QP */
+	IBK_MEMOP_ERR_INVALID,		/* ib_tables.h: a NULL argument */
 };
 
 /* Constant name of a management verdict; "unknown" outside the enum. */
@@ -3547,6 +3559,7 @@ static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
 	case IBK_MEMOP_ERR_IN_USE:		return "err-in-use";
 	case IBK_MEMOP_ERR_MR_PD:		return "err-mr-pd";
 	case IBK_MEMOP_ERR_WINDOW_QP:		return "err-window-qp";
+	case IBK_MEMOP_ERR_INVALID:		return "err-invalid";
 	default:				return "unknown";
 	}
 }
@@ -4082,7 +4095,8 @@ ibk_mem_deregister(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
 #define IBK_SMP_ATTR_PORT_INFO		0x0015
 #define IBK_SMP_ATTR_PKEY_TABLE		0x0016
 
-/* MAD status values an SMA answers with (IBA 13.4.7; qib_mad.h). */
+/* MAD status values an SMA answers with (IBA 13.4.7; qib_mad.h); each
+ * one ibk_sma_answer_table() returns, ibk_strerror() names. */
 #define IBK_MAD_STATUS_OK			0x0000
 #define IBK_MAD_STATUS_BAD_VERSION		0x0004
 #define IBK_MAD_STATUS_UNSUP_METHOD		0x0008

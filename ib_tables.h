@@ -4794,9 +4794,9 @@ ibk__mr_txn_region(const struct ibk_mr_table *t, struct ibk__mr_txn *x,
  * IBK_MEMOP_OK, as one generation (copy 0 while readers use copy 1, then
  * copy 1), and frees the lock word either way. Returns @v.
  */
-static inline int ibk__mr_txn_end(struct ibk_mr_table *t,
-				  struct ibk__mr_txn *x,
-				  enum ibk_memop_verdict v)
+static inline enum ibk_memop_verdict
+ibk__mr_txn_end(struct ibk_mr_table *t, struct ibk__mr_txn *x,
+		enum ibk_memop_verdict v)
 {
 	const struct ibk_mem_attr *mr[3];
 	unsigned c, k;
@@ -4814,7 +4814,7 @@ static inline int ibk__mr_txn_end(struct ibk_mr_table *t,
 		}
 	}
 	ibk_latch_write_end(&t->latch);
-	return (int)v;
+	return v;
 }
 
 /* Writer side: takes the lock word and starts an empty transaction. */
@@ -4831,21 +4831,22 @@ static inline void ibk__mr_txn_begin(struct ibk_mr_table *t,
  * (ibv_alloc_mw), in the state ibk_mem_register() gives it. Returns
  * IBK_MEMOP_OK (0) once published; IBK_MEMOP_ERR_IN_USE if the index
  * holds a live object, or ibk_mem_register()'s refusal, writing nothing;
- * IBK_EINVAL for a NULL pointer, IBK_ERANGE for an index beyond the
- * table. Every writer below returns this way: 0 done, a positive enum
- * ibk_memop_verdict naming the rule that refused, a negative IBK_E* for
- * a bad argument.
+ * IBK_MEMOP_ERR_KEY for an index beyond the table, which no key names;
+ * IBK_MEMOP_ERR_INVALID for a NULL pointer. Every writer below returns
+ * this way: the verdict of the rule it applies, as the ibk_mem_*() rules
+ * return theirs, one enum whose every value ibk_memop_verdict_name()
+ * names (no errno mixed in).
  */
-static inline int ibk_mr_table_register(struct ibk_mr_table *t,
-					const struct ibk_mem_attr *attr)
+static inline enum ibk_memop_verdict
+ibk_mr_table_register(struct ibk_mr_table *t, const struct ibk_mem_attr *attr)
 {
 	struct ibk__mr_txn x;
 	struct ibk_mem_attr *o;
 
 	if (!t || !attr)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	if (ibk_rkey_index(attr->rkey) >= t->capacity)
-		return IBK_ERANGE;
+		return IBK_MEMOP_ERR_KEY;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(attr->rkey));
 	if (o->state != IBK_MEM_INVALID)
@@ -4860,14 +4861,15 @@ static inline int ibk_mr_table_register(struct ibk_mr_table *t,
  * R_Key handed out before misses from now on. Returns as
  * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if no object has @key.
  */
-static inline int ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
-				     const struct ibk_mem_attr *next)
+static inline enum ibk_memop_verdict
+ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
+		   const struct ibk_mem_attr *next)
 {
 	struct ibk__mr_txn x;
 	struct ibk_mem_attr *o;
 
 	if (!t || !next)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o || o->rkey != key)
@@ -4881,15 +4883,15 @@ static inline int ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
  * address and length of *@next, by ibk_mr_fast_reg(). Returns as
  * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if the index holds nothing.
  */
-static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
-					uint32_t qp_pd,
-					const struct ibk_mem_attr *next)
+static inline enum ibk_memop_verdict
+ibk_mr_table_fast_reg(struct ibk_mr_table *t, uint32_t qp_pd,
+		      const struct ibk_mem_attr *next)
 {
 	struct ibk__mr_txn x;
 	struct ibk_mem_attr *o;
 
 	if (!t || !next)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(next->rkey));
 	if (!o)
@@ -4908,14 +4910,14 @@ static inline int ibk_mr_table_fast_reg(struct ibk_mr_table *t,
  * QP's type 2 windows before its number is reused.
  * Returns as ibk_mr_table_register().
  */
-static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
-				    const struct ibk_mw_bind_wr *wr)
+static inline enum ibk_memop_verdict
+ibk_mr_table_bind(struct ibk_mr_table *t, const struct ibk_mw_bind_wr *wr)
 {
 	struct ibk_mem_attr *mw, *mr = NULL, *old_mr = NULL;
 	struct ibk__mr_txn x;
 
 	if (!t || !wr)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	ibk__mr_txn_begin(t, &x);
 	mw = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mw_rkey));
 	if (!mw)
@@ -4931,9 +4933,9 @@ static inline int ibk_mr_table_bind(struct ibk_mr_table *t,
 /* Invalidation of the object named by @key by ibk_mem_invalidate(), or
  * for a SEND with invalidate received on *@qp (not NULL) by
  * ibk_mem_invalidate_remote(); a bound type 2 window's MR loses it. */
-static inline int ibk__mr_table_invalidate(struct ibk_mr_table *t,
-					   ibk_rkey_t key,
-					   const struct ibk_mem_qp *qp)
+static inline enum ibk_memop_verdict
+ibk__mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key,
+			 const struct ibk_mem_qp *qp)
 {
 	struct ibk_mem_attr *o, *mr = NULL;
 	struct ibk__mr_txn x;
@@ -4958,11 +4960,11 @@ static inline int ibk__mr_table_invalidate(struct ibk_mr_table *t,
  * invalidate, use ibk_mr_table_invalidate_remote(). Returns as
  * ibk_mr_table_register().
  */
-static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
-					  ibk_rkey_t key)
+static inline enum ibk_memop_verdict
+ibk_mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key)
 {
 	if (!t)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	return ibk__mr_table_invalidate(t, key, NULL);
 }
 
@@ -4973,15 +4975,15 @@ static inline int ibk_mr_table_invalidate(struct ibk_mr_table *t,
  * PD is IBK_MEMOP_ERR_PD and a type 2 window bound to another QP
  * IBK_MEMOP_ERR_WINDOW_QP, and nothing changes; else as
  * ibk_mr_table_invalidate(). A refusal completes the receive with
- * IBK_WC_REM_INV_REQ_ERR. Returns as ibk_mr_table_register(); IBK_EINVAL
- * for a NULL @t or @qp.
+ * IBK_WC_REM_INV_REQ_ERR. Returns as ibk_mr_table_register(),
+ * IBK_MEMOP_ERR_INVALID for a NULL @t or @qp.
  */
-static inline int ibk_mr_table_invalidate_remote(struct ibk_mr_table *t,
-						 ibk_rkey_t key,
-						 const struct ibk_mem_qp *qp)
+static inline enum ibk_memop_verdict
+ibk_mr_table_invalidate_remote(struct ibk_mr_table *t, ibk_rkey_t key,
+			       const struct ibk_mem_qp *qp)
 {
 	if (!t || !qp)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	return ibk__mr_table_invalidate(t, key, qp);
 }
 
@@ -4990,14 +4992,14 @@ static inline int ibk_mr_table_invalidate_remote(struct ibk_mr_table *t,
  * ibk_mem_deregister(): its index becomes free; a bound window leaves its
  * MR. Returns as ibk_mr_table_register().
  */
-static inline int ibk_mr_table_deregister(struct ibk_mr_table *t,
-					  ibk_rkey_t key)
+static inline enum ibk_memop_verdict
+ibk_mr_table_deregister(struct ibk_mr_table *t, ibk_rkey_t key)
 {
 	struct ibk_mem_attr *o, *mr = NULL;
 	struct ibk__mr_txn x;
 
 	if (!t)
-		return IBK_EINVAL;
+		return IBK_MEMOP_ERR_INVALID;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o)

@@ -156,8 +156,8 @@ static bool same_attr(const struct ibk_mem_attr *a,
  * ------------------------------------------------------------------------ */
 
 /* Binds window @i, now holding key @mw_rkey, to be @next, on its MR. */
-static int bind_window(uint32_t i, ibk_rkey_t mw_rkey,
-		       const struct ibk_mem_attr *next)
+static enum ibk_memop_verdict bind_window(uint32_t i, ibk_rkey_t mw_rkey,
+					     const struct ibk_mem_attr *next)
 {
 	struct ibk_mw_bind_wr wr;
 

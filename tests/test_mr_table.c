@@ -89,8 +89,8 @@ static int model_register(const struct ibk_mem_attr *attr)
 	struct ibk_mem_attr o = *attr;
 	enum ibk_memop_verdict v;
 
-	if (i >= CAP)
-		return IBK_ERANGE;
+	if (i >= CAP)		/* no key names an index past the table */
+		return IBK_MEMOP_ERR_KEY;
 	if (model[i].state != IBK_MEM_INVALID)
 		return IBK_MEMOP_ERR_IN_USE;
 	v = ibk_mem_register(&o);
@@ -666,10 +666,10 @@ static void test_scenario(void)
 	mr.rkey = ibk_rkey_make(CAP - 1, 1);
 	tap_ok(ibk_mr_table_register(&table, &mr) == IBK_MEMOP_OK &&
 	       (mr.rkey = ibk_rkey_make(CAP, 1),
-		ibk_mr_table_register(&table, &mr) == IBK_ERANGE) &&
+		ibk_mr_table_register(&table, &mr) == IBK_MEMOP_ERR_KEY) &&
 	       ibk_mr_table_ref_get(&table, mr.rkey, &ref) == IBK_ENOENT &&
-	       ibk_mr_table_register(NULL, &mr) == IBK_EINVAL &&
-	       ibk_mr_table_bind(&table, NULL) == IBK_EINVAL &&
+	       ibk_mr_table_register(NULL, &mr) == IBK_MEMOP_ERR_INVALID &&
+	       ibk_mr_table_bind(&table, NULL) == IBK_MEMOP_ERR_INVALID &&
 	       ibk_mr_table_invalidate(&table, mr.rkey) == IBK_MEMOP_ERR_KEY,
 	       "the last index registers; one past it is out of range, and a "
 	       "key naming it finds nothing");
@@ -767,10 +767,11 @@ static void test_invalidate_remote(void)
 	       "the IETH on a QP of PD 2 naming PD 2's fast-register MR: "
 	       "FREE");
 	tap_ok(ibk_mr_table_invalidate_remote(&table, fast_key, NULL) ==
-	       IBK_EINVAL &&
+	       IBK_MEMOP_ERR_INVALID &&
 	       ibk_mr_table_invalidate_remote(NULL, fast_key, &qp2) ==
-	       IBK_EINVAL,
-	       "remote invalidation without a table or a QP: IBK_EINVAL");
+	       IBK_MEMOP_ERR_INVALID,
+	       "remote invalidation without a table or a QP: "
+	       "IBK_MEMOP_ERR_INVALID");
 
 	/* LOCAL_INV: the poster's own objects, no QP or PD compared */
 	next.rkey = fast_key = ibk_rkey_make(7, 0x32);

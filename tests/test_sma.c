@@ -433,6 +433,27 @@ static void test_answer(void)
 	     IBK_EINVAL;
 	tap_ok(ok, "class version 2, a TrapRepress, NULL port or SMP: "
 	       "IBK_EINVAL");
+	{
+		/* every value the int return carries has a name */
+		static const int rets[] = {
+			IBK_MAD_STATUS_OK, IBK_MAD_STATUS_BAD_VERSION,
+			IBK_MAD_STATUS_UNSUP_METHOD,
+			IBK_MAD_STATUS_UNSUP_METHOD_ATTR,
+			IBK_MAD_STATUS_INVALID_FIELD, IBK_EINVAL,
+		};
+		unsigned i, j;
+
+		ok = true;
+		for (i = 0; i < sizeof(rets) / sizeof(rets[0]); i++) {
+			ok &= strcmp(ibk_strerror(rets[i]),
+				     "unknown error") != 0;
+			for (j = 0; j < i; j++)
+				ok &= strcmp(ibk_strerror(rets[i]),
+					     ibk_strerror(rets[j])) != 0;
+		}
+		tap_ok(ok, "ibk_strerror() names each status and error "
+		       "ibk_sma_answer_table() returns, each differently");
+	}
 
 	ok = ibk_pkey_table_apply_block(&port.pkeys, 2, model_pk) ==
 	     IBK_ERANGE &&

@@ -2968,8 +2968,9 @@ static void test_storage_declared_once(void)
 	tap_ok(IBK_MR_TABLE_STORAGE_INIT(&m) == IBK_OK &&
 	       ibk_mr_table_register(&m.table, &mr) == IBK_MEMOP_OK &&
 	       (mr.rkey = ibk_rkey_make(8, 1),
-		ibk_mr_table_register(&m.table, &mr) == IBK_ERANGE),
-	       "IBK_MR_TABLE_STORAGE(8): index 7 registers, 8 is IBK_ERANGE");
+		ibk_mr_table_register(&m.table, &mr) == IBK_MEMOP_ERR_KEY),
+	       "IBK_MR_TABLE_STORAGE(8): index 7 registers; 8, past the "
+	       "table, IBK_MEMOP_ERR_KEY");
 }
 
 int main(void)

@@ -107,8 +107,8 @@ static int model_op(struct world *w, unsigned op, ibk_rkey_t key,
 	switch (op) {
 	case OP_REGISTER:
 		o = at(c, w->cap, ibk_rkey_index(attr->rkey));
-		if (!o)
-			return IBK_ERANGE;
+		if (!o)		/* no key names an index past the table */
+			return IBK_MEMOP_ERR_KEY;
 		if (o->state != IBK_MEM_INVALID)
 			return IBK_MEMOP_ERR_IN_USE;
 		*o = *attr;
