@@ -906,11 +906,16 @@ struct ibk__table {
  * A copy's status word: the port state in the bits from IBK__STATE_SHIFT
  * up, and below them why readers may not use the copy, which the writer
  * works out once per update so that a read section makes one test: 0 in
- * the IBK__UNREADABLE bits is a readable port whose table is fresh.
+ * the IBK__UNREADABLE bits is a readable port whose table readers may
+ * use, fresh, or awaiting its refill on a port that serves stale tables
+ * (ibk_port_serve_stale()). IBK__BLOCKED is derived, by
+ * ibk__status_store() alone; writers reason on the other bits.
  */
 #define IBK__NOT_READY		0x1u	/* not ARMED, ACTIVE or ACTIVE_DEFER */
 #define IBK__AWAITING_REFILL	0x2u
-#define IBK__UNREADABLE		(IBK__NOT_READY | IBK__AWAITING_REFILL)
+#define IBK__SERVE_STALE	0x4u	/* ibk_port_serve_stale() */
+#define IBK__BLOCKED		0x8u	/* not ready, or awaiting unserved */
+#define IBK__UNREADABLE		(IBK__NOT_READY | IBK__BLOCKED)
 #define IBK__STATE_SHIFT	8
 
 #define IBK__SLOT_INDEX(word)	((word) & 0xffffu)
@@ -940,9 +945,21 @@ static inline uint32_t ibk__status_make(uint32_t state, uint32_t awaiting)
 static inline void ibk__status_store(struct ibk__table *h, unsigned c,
 				     uint32_t status)
 {
+	status &= ~IBK__BLOCKED;
+	if ((status & IBK__NOT_READY) ||
+	    (status & (IBK__AWAITING_REFILL | IBK__SERVE_STALE)) ==
+	    IBK__AWAITING_REFILL)
+		status |= IBK__BLOCKED;
 	ibk__store(&h->status[c], status, relaxed);
 	ibk__store(&h->limit[c],
 		   (status & IBK__UNREADABLE) ? 0u : h->capacity, relaxed);
+}
+
+/* Writer side: copy @c's status word as writers reason on it. */
+static inline uint32_t ibk__status_load(const struct ibk__table *h,
+					unsigned c)
+{
+	return ibk__load(&h->status[c], relaxed) & ~IBK__BLOCKED;
 }
 
 /* Inside a read section of copy @c: its IBK__UNREADABLE bits, 0 if reads
@@ -1032,13 +1049,14 @@ static inline uint32_t ibk__status_next(uint32_t status, uint32_t state,
 		state = status >> IBK__STATE_SHIFT;
 	}
 	return ibk__status_make(state,
-				(status & IBK__AWAITING_REFILL) | awaiting);
+				(status & IBK__AWAITING_REFILL) | awaiting) |
+	       (status & IBK__SERVE_STALE);
 }
 
 /* Writer side: in copy @c, clears "awaiting refill". */
 static inline void ibk__status_refilled(struct ibk__table *h, unsigned c)
 {
-	ibk__status_store(h, c, ibk__load(&h->status[c], relaxed) &
+	ibk__status_store(h, c, ibk__status_load(h, c) &
 			       ~IBK__AWAITING_REFILL);
 }
 
@@ -1068,7 +1086,7 @@ static inline void ibk__table_update_status(struct ibk__table *h,
 	uint32_t old, status;
 
 	ibk_latch_write_begin(&h->latch);
-	old = ibk__load(&h->status[0], relaxed);
+	old = ibk__status_load(h, 0);
 	status = ibk__status_next(old, state, awaiting);
 	if (awaiting || (state && !ibk__state_readable(state)) ||
 	    ((status & IBK__AWAITING_REFILL) && status != old))
@@ -3323,6 +3341,7 @@ static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
  *	IBK_PORT_STORAGE(pkey_capacity, gid_capacity)
  *	IBK_PORT_STORAGE_INIT(s)
  *	ibk_port_set_state(port, state)
+ *	ibk_port_serve_stale(port, on)
  *	ibk_port_event(port, event)
  *	ibk_port_reset(port)
  *	ibk_port_rx(port, qp, bth, deth)
@@ -3348,6 +3367,9 @@ struct ibk_port {
 	struct ibk_counter16 mkey_violations;	/* counted by the SMA */
 	struct ibk_counter16 mad_drops;		/* ibk_port_rx_packet()'s MAD
 						 * rules, qib's n_pkt_drops */
+	struct ibk_counter16 stale_decisions;	/* packets decided on a table
+						 * awaiting its refill, served
+						 * by ibk_port_serve_stale() */
 };
 
 /*
@@ -3381,6 +3403,7 @@ static inline int ibk_port_init(struct ibk_port *port,
 	ibk_counter16_reset(&port->qkey_violations);
 	ibk_counter16_reset(&port->mkey_violations);
 	ibk_counter16_reset(&port->mad_drops);
+	ibk_counter16_reset(&port->stale_decisions);
 	return rc;
 }
 
@@ -3431,6 +3454,45 @@ static inline int ibk_port_set_state(struct ibk_port *port,
 		return IBK_EINVAL;
 	ibk__table_update_status(&port->pkeys.hdr, (uint32_t)state, 0);
 	ibk__table_update_status(&port->gids.hdr, (uint32_t)state, 0);
+	return IBK_OK;
+}
+
+/* Writer side: turns the serving of a table awaiting its refill on or
+ * off, as one generation. */
+static inline void ibk__table_serve_stale(struct ibk__table *h, bool on)
+{
+	uint32_t status;
+
+	ibk_latch_write_begin(&h->latch);
+	status = ibk__status_load(h, 0) & ~IBK__SERVE_STALE;
+	status |= on ? IBK__SERVE_STALE : 0u;
+	ibk__status_store(h, 0, status);
+	ibk_latch_write_switch(&h->latch);
+	ibk__status_store(h, 1, status);
+	ibk_latch_write_end(&h->latch);
+}
+
+/*
+ * With @on, the port keeps serving the tables it last published while
+ * they await a refill (after PKEY_CHANGE, GID_CHANGE or any other event
+ * that asks for one), as the Linux core's cache serves its last copy
+ * until ib_cache_update() lands: reads answer from it instead of
+ * IBK_ESTALE, and packets are decided on it instead of dropped with
+ * IBK_RX_DROP_PORT, each counted in port->stale_decisions. The price is
+ * the window itself: a partition the subnet manager just removed is
+ * still accepted, and a GID just deleted still found, until the refill.
+ * Off (the default, and after ibk_port_init()), nothing awaiting a
+ * refill is served: a change drops packets until the refill, but never
+ * admits one the new table refuses. A port that is not ARMED or ACTIVE
+ * serves nothing either way. Refill tickets work as before. IBK_OK;
+ * IBK_EINVAL for NULL @port.
+ */
+static inline int ibk_port_serve_stale(struct ibk_port *port, bool on)
+{
+	if (!port)
+		return IBK_EINVAL;
+	ibk__table_serve_stale(&port->pkeys.hdr, on);
+	ibk__table_serve_stale(&port->gids.hdr, on);
 	return IBK_OK;
 }
 
@@ -3496,10 +3558,10 @@ static inline void ibk__gid_empty(void *t, unsigned c)
 static inline void ibk__table_reset(struct ibk__table *h, void *table,
 				    void (*empty)(void *, unsigned))
 {
-	const uint32_t down = ibk__status_make(IBK_PORT_DOWN,
-					       IBK__AWAITING_REFILL);
+	uint32_t down = ibk__status_make(IBK_PORT_DOWN, IBK__AWAITING_REFILL);
 
 	ibk_latch_write_begin(&h->latch);
+	down |= ibk__status_load(h, 0) & IBK__SERVE_STALE;	/* kept */
 	ibk__epoch_advance(h);
 	empty(table, 0);
 	ibk__status_store(h, 0, down);
@@ -3527,6 +3589,7 @@ static inline int ibk_port_reset(struct ibk_port *port)
 	ibk_counter16_reset(&port->qkey_violations);
 	ibk_counter16_reset(&port->mkey_violations);
 	ibk_counter16_reset(&port->mad_drops);
+	ibk_counter16_reset(&port->stale_decisions);
 	return IBK_OK;
 }
 
@@ -3605,13 +3668,27 @@ ibk__port_verdict(const struct ibk_pkey_table *t, unsigned c,
 	return ibk_rx_check(&keys, bth, deth);
 }
 
+/* Inside a read section of copy @c: true if it serves a table awaiting
+ * its refill (ibk_port_serve_stale()). */
+static inline bool ibk__serving_stale(const struct ibk__table *h, unsigned c)
+{
+	return (ibk__load(&h->status[c], relaxed) &
+		(IBK__AWAITING_REFILL | IBK__BLOCKED)) == IBK__AWAITING_REFILL;
+}
+
+/* Counts verdict @v of one packet: its key violation, and, for a packet
+ * accepted or dropped on a key while the table was served @stale, one
+ * stale decision. */
 static inline void ibk__port_count(struct ibk_port *port,
-				   enum ibk_rx_verdict v)
+				   enum ibk_rx_verdict v, bool stale)
 {
 	if (v == IBK_RX_DROP_PKEY)
 		ibk_counter16_inc(&port->pkey_violations);
 	else if (v == IBK_RX_DROP_QKEY)
 		ibk_counter16_inc(&port->qkey_violations);
+	if (stale && (v == IBK_RX_ACCEPT || v == IBK_RX_DROP_PKEY ||
+		      v == IBK_RX_DROP_QKEY))
+		ibk_counter16_inc(&port->stale_decisions);
 }
 
 /* One read section for one packet: the verdict, counted, and the P_Key
@@ -3623,13 +3700,15 @@ ibk__port_rx_one(struct ibk_port *port, const struct ibk_qp_keys *qp,
 	const struct ibk_pkey_table *t = &port->pkeys;
 	enum ibk_rx_verdict v;
 	uint32_t gen;
+	bool stale;
 
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
+		stale = ibk__serving_stale(&t->hdr, ibk_latch_copy(gen));
 		v = ibk__port_verdict(t, ibk_latch_copy(gen), qp, bth, deth,
 				      index);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	ibk__port_count(port, v);
+	ibk__port_count(port, v, stale);
 	return v;
 }
 
@@ -4049,7 +4128,8 @@ static inline uint32_t ibk__clamp16(size_t n)
  * vectorise them without widening every byte to a size_t.
  */
 static inline size_t ibk__port_count_burst(struct ibk_port *port,
-					   const uint8_t *verdicts, size_t n)
+					   const uint8_t *verdicts, size_t n,
+					   bool stale)
 {
 	size_t whole = n - n % 16;
 	size_t i = 0, j, accepted = 0, pkey_drops = 0, qkey_drops = 0;
@@ -4077,6 +4157,10 @@ static inline size_t ibk__port_count_burst(struct ibk_port *port,
 	if (qkey_drops)
 		ibk_counter16_add(&port->qkey_violations,
 				  ibk__clamp16(qkey_drops));
+	if (stale)
+		ibk_counter16_add(&port->stale_decisions,
+				  ibk__clamp16(accepted + pkey_drops +
+					       qkey_drops));
 	return accepted;
 }
 
@@ -4098,10 +4182,12 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 	const struct ibk_pkey_table *t = &port->pkeys;
 	uint32_t gen;
 	unsigned c;
+	bool stale;
 
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
 		c = ibk_latch_copy(gen);
+		stale = ibk__serving_stale(&t->hdr, c);
 		if (qp->type == IBK_QPT_UD && qp->pkey_index < t->hdr.capacity &&
 		    ibk__table_readable(&t->hdr, c) == IBK_OK)
 			ibk_rx_ud_burst(ibk__load(&t->cells[c][qp->pkey_index].pkey,
@@ -4110,7 +4196,7 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 		else
 			ibk__port_burst_same(t, c, qp, hdrs, n, verdicts);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	return ibk__port_count_burst(port, verdicts, n);
+	return ibk__port_count_burst(port, verdicts, n, stale);
 }
 
 /*
@@ -4137,13 +4223,15 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 {
 	const struct ibk_pkey_table *t = &port->pkeys;
 	uint32_t gen;
+	bool stale;
 
 	do {
 		gen = ibk_latch_read_begin(&t->hdr.latch);
+		stale = ibk__serving_stale(&t->hdr, ibk_latch_copy(gen));
 		ibk__port_burst(t, ibk_latch_copy(gen), qps, hdrs, n,
 				verdicts, pkey_index);
 	} while (ibk_latch_read_retry(&t->hdr.latch, gen));
-	return ibk__port_count_burst(port, verdicts, n);
+	return ibk__port_count_burst(port, verdicts, n, stale);
 }
 
 /*

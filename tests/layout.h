@@ -31,6 +31,8 @@
 	X(offsetof(struct ibk_port, pkey_violations))		\
 	X(offsetof(struct ibk_port, qkey_violations))		\
 	X(offsetof(struct ibk_port, mkey_violations))		\
+	X(offsetof(struct ibk_port, mad_drops))			\
+	X(offsetof(struct ibk_port, stale_decisions))		\
 	X(sizeof(struct ibk_mem_attr))				\
 	X(offsetof(struct ibk_mem_attr, rkey))			\
 	X(offsetof(struct ibk_mem_attr, state))			\

@@ -2973,6 +2973,80 @@ static void test_storage_declared_once(void)
 	       "table, IBK_MEMOP_ERR_KEY");
 }
 
+/*
+ * ibk_port_serve_stale(): off, a PKEY_CHANGE drops every packet until the
+ * refill; on, the last published tables are served meanwhile, as the
+ * Linux core cache serves its last copy, so a partition the subnet
+ * manager just removed is still accepted (the trade-off the option
+ * takes), and each such decision is counted; a port not ARMED or ACTIVE
+ * serves nothing either way.
+ */
+static void test_serve_stale(void)
+{
+	static IBK_PORT_STORAGE(8, 4) s;
+	static const ibk_pkey_t before[] = { 0xffff, 0x8001 };
+	static const ibk_pkey_t after[] = { 0xffff };
+	struct ibk_port *p = &s.port;
+	struct ibk_qp_keys qp = { IBK_QPT_UD, 0, 1, 0x1234 };
+	const struct ibk_qp_keys *qps[4] = { &qp, &qp, &qp, &qp };
+	uint8_t hdr[HDR_LEN], v[4];
+	const void *hdrs[4] = { hdr, hdr, hdr, hdr };
+	ibk_pkey_t k = 0;
+	uint32_t ticket;
+
+	IBK_PORT_STORAGE_INIT(&s);
+	ibk_port_set_state(p, IBK_PORT_ACTIVE);
+	pk_refill(&p->pkeys, before, 2);
+	make_hdr_op(hdr, send_only(IBK_QPT_UD), 0x0001, 0x1234);
+	tap_ok(ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) == IBK_RX_ACCEPT,
+	       "serve stale: a limited 0x0001 packet meets 0x8001 at index 1");
+	ibk_port_event(p, IBK_EVENT_PKEY_CHANGE);
+	tap_ok(ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PORT &&
+	       ibk_pkey_table_get(&p->pkeys, 1, &k) == IBK_ESTALE &&
+	       ibk_counter16_read(&p->stale_decisions) == 0,
+	       "default: after PKEY_CHANGE, dropped until the refill "
+	       "(IBK_RX_DROP_PORT, reads IBK_ESTALE), nothing counted");
+
+	pk_refill(&p->pkeys, before, 2);
+	ticket = ibk_pkey_table_refill_ticket(&p->pkeys);
+	tap_ok(ibk_port_serve_stale(p, true) == IBK_OK &&
+	       ibk_port_serve_stale(NULL, true) == IBK_EINVAL,
+	       "ibk_port_serve_stale(port, true): IBK_OK; NULL: IBK_EINVAL");
+	ibk_port_event(p, IBK_EVENT_PKEY_CHANGE);	/* 0x8001 removed */
+	tap_ok(ibk_pkey_table_get(&p->pkeys, 1, &k) == IBK_OK && k == 0x8001 &&
+	       ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) == IBK_RX_ACCEPT &&
+	       ibk_counter16_read(&p->stale_decisions) == 1,
+	       "serving stale: after PKEY_CHANGE the last table answers, the "
+	       "removed partition is still accepted, 1 stale decision");
+	tap_ok(ibk_port_rx_burst(p, &qp, hdrs, 4, v) == 4 &&
+	       ibk_port_rx_mixed(p, qps, hdrs, 4, v, NULL) == 4 &&
+	       ibk_counter16_read(&p->stale_decisions) == 9,
+	       "a burst of 4 and a mixed burst of 4: 8 more stale decisions");
+	tap_ok(ibk_pkey_table_refill(&p->pkeys, after, 1, ticket) ==
+	       IBK_ESTALE,
+	       "a refill with a ticket from before the event: IBK_ESTALE");
+	pk_refill(&p->pkeys, after, 1);
+	tap_ok(ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PKEY &&
+	       ibk_counter16_read(&p->stale_decisions) == 9,
+	       "once the refill lands: dropped on the P_Key (index 1 now "
+	       "empty), no stale decision");
+	ibk_port_event(p, IBK_EVENT_PORT_ERR);
+	tap_ok(ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PORT &&
+	       ibk_pkey_table_get(&p->pkeys, 0, &k) == IBK_ENOTREADY &&
+	       ibk_counter16_read(&p->stale_decisions) == 9,
+	       "serving stale, port DOWN: nothing served (IBK_RX_DROP_PORT)");
+	ibk_port_set_state(p, IBK_PORT_ACTIVE);
+	pk_refill(&p->pkeys, before, 2);
+	ibk_port_serve_stale(p, false);
+	ibk_port_event(p, IBK_EVENT_PKEY_CHANGE);
+	tap_ok(ibk_port_rx(p, &qp, hdr, hdr + IBK_BTH_LEN) ==
+	       IBK_RX_DROP_PORT,
+	       "turned off: a PKEY_CHANGE drops again until the refill");
+}
+
 int main(void)
 {
 	test_rng_seed(SEED);
@@ -2980,6 +3054,7 @@ int main(void)
 	test_latch();
 	test_sizing();
 	test_storage_declared_once();
+	test_serve_stale();
 	test_pkey_basics();
 	test_pkey_refs();
 	test_pkey_find_model(1, 3000, 4, 1);
