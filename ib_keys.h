@@ -638,21 +638,27 @@ enum ibk_error {
  */
 static inline const char *ibk_strerror(int err)
 {
-	switch (err) {
-	case 0x0004:		return "MAD status: bad class version";
-	case 0x0008:		return "MAD status: method not supported";
-	case 0x000c:		return "MAD status: method and attribute not supported";
-	case 0x001c:		return "MAD status: invalid attribute field";
-	case IBK_OK:		return "success";
-	case IBK_EINVAL:	return "invalid argument";
-	case IBK_ERANGE:	return "argument out of range";
-	case IBK_ENOENT:	return "no such entry";
-	case IBK_ENOTREADY:	return "port not armed or active";
-	case IBK_ESTALE:	return "table changed";
-	case IBK_ENOSPC:	return "table full";
-	case IBK_EBUSY:		return "table busy";
-	default:		return "unknown error";
-	}
+	/* a table, not a switch: -Os on Thumb-1 would call libgcc's case helper */
+	static const struct { int code; const char *text; } names[] = {
+		{ IBK_OK,		"success" },
+		{ IBK_EINVAL,		"invalid argument" },
+		{ IBK_ERANGE,		"argument out of range" },
+		{ IBK_ENOENT,		"no such entry" },
+		{ IBK_ENOTREADY,	"port not armed or active" },
+		{ IBK_ESTALE,		"table changed" },
+		{ IBK_ENOSPC,		"table full" },
+		{ IBK_EBUSY,		"table busy" },
+		{ 0x0004,		"MAD status: bad class version" },
+		{ 0x0008,		"MAD status: method not supported" },
+		{ 0x000c,		"MAD status: method and attribute not supported" },
+		{ 0x001c,		"MAD status: invalid attribute field" },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].code == err)
+			return names[i].text;
+	return "unknown error";
 }
 
 /* ------------------------------------------------------------------------
