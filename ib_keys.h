@@ -108,9 +108,18 @@
 extern "C" {
 #endif
 
-typedef uint16_t ibk_pkey_t;	/* partition key, host order */
-typedef uint32_t ibk_qkey_t;	/* queue key, host order */
-typedef uint64_t ibk_guid_t;	/* EUI-64 GUID, host order */
+/**
+ * typedef ibk_pkey_t - A partition key (IBA 10.9), host order
+ */
+typedef uint16_t ibk_pkey_t;
+/**
+ * typedef ibk_qkey_t - A queue key (IBA 10.2.4), host order
+ */
+typedef uint32_t ibk_qkey_t;
+/**
+ * typedef ibk_guid_t - An EUI-64 GUID, host order
+ */
+typedef uint64_t ibk_guid_t;
 
 /* Big-endian field access, one byte at a time (compilers fuse these). */
 static inline uint16_t ibk__load_be16(const uint8_t *p)
@@ -244,8 +253,13 @@ static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
  *	ibk_simd_path()
  * ------------------------------------------------------------------------ */
 
-/* The vector path this build's bursts take: "avx2", "sse2", "neon" or
- * "none" (scalar: IBK_NO_SIMD, a kernel build, or no vector unit). */
+/**
+ * ibk_simd_path() - The vector path this build's bursts take
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the vector path this build's bursts take: "avx2", "sse2", "neon" or
+ * "none" (scalar: IBK_NO_SIMD, a kernel build, or no vector unit).
+ */
 static inline const char *ibk_simd_path(void)
 {
 #if defined(IBK__SIMD_AVX2)
@@ -601,40 +615,58 @@ static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
  *	ibk_strerror(err)
  * ------------------------------------------------------------------------ */
 
-/*
- * Each IBK_E* is the negative errno of the same meaning, so that a kernel
- * function or a verbs provider returns it as it is: -EINVAL, -ERANGE, ...
- * In the kernel (__KERNEL__) they are the kernel's own -E* of the
- * architecture; elsewhere Linux's generic numbers, written out, so no
- * <errno.h> is needed and a freestanding build gets the same values as
- * Linux on x86, Arm, RISC-V, s390 and most others (alpha, MIPS, PA-RISC
- * and SPARC number some differently). A port that is not ARMED or ACTIVE
- * is -ENETDOWN, as for a network device whose link is down.
- */
+/* ENETDOWN and ESTALE are numbered differently on alpha, MIPS, PA-RISC and
+ * SPARC: a kernel build takes its architecture's own. */
 #ifdef __KERNEL__
-#define IBK__ERRNO(name, generic)	(-(name))
+#define IBK__ENETDOWN	ENETDOWN
+#define IBK__ESTALE	ESTALE
 #else
-#define IBK__ERRNO(name, generic)	(-(generic))
+#define IBK__ENETDOWN	100
+#define IBK__ESTALE	116
 #endif
 
+/**
+ * enum ibk_error - Errors of both headers: the negative errno of each meaning
+ * @IBK_OK: success
+ * @IBK_EINVAL: -EINVAL: bad argument: NULL, invalid key, malformed text
+ * @IBK_ERANGE: -ERANGE: port, index or capacity argument out of range
+ * @IBK_ENOENT: -ENOENT: empty slot, or value not in the table
+ * @IBK_ENOTREADY: -ENETDOWN: port not ARMED or ACTIVE, as for a network
+ *                 device whose link is down: table contents undefined
+ * @IBK_ESTALE: -ESTALE: table changed (event pending refill, or reference
+ *              stale)
+ * @IBK_ENOSPC: -ENOSPC: more entries than the table's capacity
+ * @IBK_EBUSY: -EBUSY: another writer holds the table (try-write only)
+ *
+ * The errors of every int-returning function of both headers: the negative
+ * errno of the same meaning.
+ *
+ * A kernel function or a verbs provider returns them as they are. They are
+ * Linux's numbers, written out, so no <errno.h> is needed: 1-34 are the same
+ * on every Linux architecture, and a freestanding build gets x86's, Arm's,
+ * RISC-V's and s390's ENETDOWN and ESTALE.
+ */
 enum ibk_error {
 	IBK_OK        = 0,
-	IBK_EINVAL    = IBK__ERRNO(EINVAL, 22),	   /* bad argument: NULL, invalid key, malformed text */
-	IBK_ERANGE    = IBK__ERRNO(ERANGE, 34),	   /* port, index or capacity argument out of range */
-	IBK_ENOENT    = IBK__ERRNO(ENOENT, 2),	   /* empty slot, or value not in the table */
-	IBK_ENOTREADY = IBK__ERRNO(ENETDOWN, 100), /* port not ARMED/ACTIVE: table contents undefined */
-	IBK_ESTALE    = IBK__ERRNO(ESTALE, 116),   /* table changed (event pending refill, or reference stale) */
-	IBK_ENOSPC    = IBK__ERRNO(ENOSPC, 28),	   /* more entries than the table's capacity */
-	IBK_EBUSY     = IBK__ERRNO(EBUSY, 16),	   /* another writer holds the table (try-write only) */
+	IBK_EINVAL    = -22,
+	IBK_ERANGE    = -34,
+	IBK_ENOENT    = -2,
+	IBK_ENOTREADY = -IBK__ENETDOWN,
+	IBK_ESTALE    = -IBK__ESTALE,
+	IBK_ENOSPC    = -28,
+	IBK_EBUSY     = -16,
 };
 
-/*
- * Short constant text for every value an int-returning function of the
- * headers gives: IBK_OK, each IBK_E*, and the MAD statuses that
- * ibk_sma_answer_table() returns for ibk_smp_make_reply() (0x0004 bad
- * version, 0x0008 unsupported method, 0x000c unsupported method and
- * attribute, 0x001c invalid field: IBK_MAD_STATUS_*); "unknown error" for
- * anything else.
+/**
+ * ibk_strerror() - Short constant text for every value an int-returning
+ * function of the headers gives
+ * @err: an IBK_* return value
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK, each IBK_E*, and the MAD statuses that
+ * ibk_sma_answer_table() returns for ibk_smp_make_reply() (0x0004 bad version,
+ * 0x0008 unsupported method, 0x000c unsupported method and attribute, 0x001c
+ * invalid field: IBK_MAD_STATUS_*); "unknown error" for anything else.
  */
 static inline const char *ibk_strerror(int err)
 {
@@ -684,38 +716,82 @@ static inline const char *ibk_strerror(int err)
 #define IBK_PKEY_DEFAULT_LIMITED	0x7fffu	/* default partition, limited */
 #define IBK_PKEY_INVALID		0x0000u	/* what an empty table slot holds */
 
-/* The P_Key of partition @base (bit 15 of @base is ignored), full or limited. */
+/**
+ * ibk_pkey_make() - The P_Key of partition @base (bit 15 of @base is ignored),
+ * full or limited
+ * @base: the partition, bits 0-14
+ * @full: true for full membership, false for limited
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the P_Key of partition @base (bit 15 of @base is ignored), full or
+ * limited.
+ */
 static inline ibk_pkey_t ibk_pkey_make(uint16_t base, bool full)
 {
 	return (ibk_pkey_t)((base & IBK_PKEY_BASE_MASK) |
 			    ((unsigned)full << 15));
 }
 
-/* The partition (bits 0-14) that @pkey names. */
+/**
+ * ibk_pkey_base() - The partition (bits 0-14) that @pkey names
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the partition (bits 0-14) that @pkey names.
+ */
 static inline uint16_t ibk_pkey_base(ibk_pkey_t pkey)
 {
 	return (uint16_t)(pkey & IBK_PKEY_BASE_MASK);
 }
 
-/* True if @pkey carries full membership (bit 15 set). */
+/**
+ * ibk_pkey_is_full() - Whether @pkey carries full membership (bit 15 set)
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @pkey carries full membership (bit 15 set).
+ */
 static inline bool ibk_pkey_is_full(ibk_pkey_t pkey)
 {
 	return (pkey & IBK_PKEY_FULL_MEMBER) != 0;
 }
 
-/* False for the invalid P_Key: base 0, with either membership bit. */
+/**
+ * ibk_pkey_is_valid() - False for the invalid P_Key: base 0, with either
+ * membership bit
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: false for the invalid P_Key: base 0, with either membership bit.
+ */
 static inline bool ibk_pkey_is_valid(ibk_pkey_t pkey)
 {
 	return (pkey & IBK_PKEY_BASE_MASK) != 0;
 }
 
-/* @pkey with the membership bit set: the full-member key of its partition. */
+/**
+ * ibk_pkey_to_full() - @pkey with the membership bit set: the full-member key
+ * of its partition
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @pkey with the membership bit set: the full-member key of its
+ * partition.
+ */
 static inline ibk_pkey_t ibk_pkey_to_full(ibk_pkey_t pkey)
 {
 	return (ibk_pkey_t)(pkey | IBK_PKEY_FULL_MEMBER);
 }
 
-/* @pkey with the membership bit clear: the limited key of its partition. */
+/**
+ * ibk_pkey_to_limited() - @pkey with the membership bit clear: the limited key
+ * of its partition
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @pkey with the membership bit clear: the limited key of its
+ * partition.
+ */
 static inline ibk_pkey_t ibk_pkey_to_limited(ibk_pkey_t pkey)
 {
 	return (ibk_pkey_t)(pkey & IBK_PKEY_BASE_MASK);
@@ -762,12 +838,19 @@ static inline bool ibk__pkey_pass(struct ibk__pkey_filter f, ibk_pkey_t peer)
 	return (peer & f.mask) == f.want;
 }
 
-/*
- * True if QPs holding @a and @b may talk (IBA 10.9): equal, non-zero bases
- * and at least one full member. Limited-limited never matches, and an
- * invalid key matches nothing, itself included. Symmetric; branch-free:
- * the three conditions are combined with '&', not '&&'. (Checks of many
- * keys against one use the precomputed filter above instead.)
+/**
+ * ibk_pkey_match() - Whether QPs holding @a and @b may talk (IBA 10.9)
+ * @a: one P_Key
+ * @b: the other P_Key
+ *
+ * Limited-limited never matches, and an invalid key matches nothing, itself
+ * included. Symmetric; branch-free: the three conditions are combined with
+ * '&', not '&&'. (Checks of many keys against one use the precomputed filter
+ * above instead.)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if QPs holding @a and @b may talk (IBA 10.9): equal, non-zero
+ * bases and at least one full member.
  */
 static inline bool ibk_pkey_match(ibk_pkey_t a, ibk_pkey_t b)
 {
@@ -840,11 +923,21 @@ static inline size_t ibk__pkey_match_burst_vector(ibk_pkey_t qp_pkey,
 }
 #endif
 
-/*
+/**
+ * ibk_pkey_match_burst() - Checks many packets' P_Keys against one QP's key
+ * @qp_pkey: the QP's P_Key
+ * @pkt_pkeys: the packets' P_Keys, @n of them
+ * @n: how many
+ * @match: receives @n bytes, 1 where the packet matches, else 0
+ *
  * Checks n packet P_Keys against one QP's key by ibk_pkey_match(): sets
- * match[i] to 1 or 0 and returns the number of matches. @pkt_pkeys and
- * @match may be NULL when n is 0. Branch-free; on the build's vector path
- * (ibk_simd_path()) when it has one.
+ * match[i] to 1 or 0 and returns the number of matches.
+ *
+ * @pkt_pkeys and @match may be NULL when n is 0. Branch-free; on the build's
+ * vector path (ibk_simd_path()) when it has one.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the number of matches.
  */
 static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
 					  const ibk_pkey_t *pkt_pkeys, size_t n,
@@ -878,46 +971,90 @@ static inline size_t ibk_pkey_match_burst(ibk_pkey_t qp_pkey,
 #define IBK_QKEY_GSI		0x80010000u	/* well-known QP1 (GSI) Q_Key */
 #define IBK_QKEY_IPOIB		0x00000b1bu	/* customary IPoIB Q_Key */
 
+/**
+ * enum ibk_qkey_class - The ranges of Q_Key values (IBA 10.2.4.3)
+ * @IBK_QKEY_CLASS_FREE: 0x00000000-0x7fffffff
+ * @IBK_QKEY_CLASS_APP_CONTROLLED: 0x80000000-0x8000ffff
+ * @IBK_QKEY_CLASS_RESERVED: 0x80010001-0x8fffffff
+ * @IBK_QKEY_CLASS_GSI: 0x80010000
+ * @IBK_QKEY_CLASS_UNASSIGNED: 0x90000000-0xffffffff
+ */
 enum ibk_qkey_class {
-	IBK_QKEY_CLASS_FREE,		/* 0x00000000-0x7fffffff */
-	IBK_QKEY_CLASS_APP_CONTROLLED,	/* 0x80000000-0x8000ffff */
-	IBK_QKEY_CLASS_RESERVED,	/* 0x80010001-0x8fffffff */
-	IBK_QKEY_CLASS_GSI,		/* 0x80010000 */
-	IBK_QKEY_CLASS_UNASSIGNED,	/* 0x90000000-0xffffffff */
+	IBK_QKEY_CLASS_FREE,
+	IBK_QKEY_CLASS_APP_CONTROLLED,
+	IBK_QKEY_CLASS_RESERVED,
+	IBK_QKEY_CLASS_GSI,
+	IBK_QKEY_CLASS_UNASSIGNED,
 };
 
-/* True for a controlled ("privileged") Q_Key: its MSB is set. */
+/**
+ * ibk_qkey_is_controlled() - True for a controlled ("privileged") Q_Key: its
+ * MSB is set
+ * @qkey: a Q_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for a controlled ("privileged") Q_Key: its MSB is set.
+ */
 static inline bool ibk_qkey_is_controlled(ibk_qkey_t qkey)
 {
 	return (qkey & IBK_QKEY_CONTROLLED) != 0;
 }
 
-/*
- * The Q_Key a datagram send puts in its DETH: the QP context's Q_Key when
- * the work request's has its MSB set, else the work request's own. This is
- * how a controlled Q_Key stays under the control of whoever set up the QP.
+/**
+ * ibk_qkey_select() - The Q_Key a datagram send puts in its DETH
+ * @wr_qkey: the Q_Key of the send work request
+ * @qp_qkey: the QP's own Q_Key
+ *
+ * This is how a controlled Q_Key stays under the control of whoever set up the
+ * QP.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the Q_Key a datagram send puts in its DETH: the QP context's Q_Key
+ * when the work request's has its MSB set, else the work request's own.
  */
 static inline ibk_qkey_t ibk_qkey_select(ibk_qkey_t wr_qkey, ibk_qkey_t qp_qkey)
 {
 	return ibk_qkey_is_controlled(wr_qkey) ? qp_qkey : wr_qkey;
 }
 
-/*
- * True if a received datagram is accepted: its Q_Key equals the QP's. A
- * mismatch is a Q_Key violation: drop silently, count it, leave the QP be.
+/**
+ * ibk_qkey_match() - Whether a received datagram is accepted
+ * @pkt_qkey: the DETH's Q_Key
+ * @qp_qkey: the QP's own Q_Key
+ *
+ * A mismatch is a Q_Key violation: drop silently, count it, leave the QP be.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if a received datagram is accepted: its Q_Key equals the QP's.
  */
 static inline bool ibk_qkey_match(ibk_qkey_t pkt_qkey, ibk_qkey_t qp_qkey)
 {
 	return pkt_qkey == qp_qkey;
 }
 
-/* True if @qkey may go into a QP context: controlled keys need privilege. */
+/**
+ * ibk_qkey_may_set() - Whether @qkey may go into a QP context
+ * @qkey: a Q_Key, host order
+ * @caller_privileged: true if the caller may use controlled Q_Keys
+ * (CAP_NET_RAW, as the kernel checks)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @qkey may go into a QP context: controlled keys need
+ * privilege.
+ */
 static inline bool ibk_qkey_may_set(ibk_qkey_t qkey, bool caller_privileged)
 {
 	return !ibk_qkey_is_controlled(qkey) || caller_privileged;
 }
 
-/* Which of the Q_Key ranges above @qkey falls in (GSI key on its own). */
+/**
+ * ibk_qkey_classify() - Which of the Q_Key ranges above @qkey falls in (GSI
+ * key on its own)
+ * @qkey: a Q_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: which of the Q_Key ranges above @qkey falls in (GSI key on its own).
+ */
 static inline enum ibk_qkey_class ibk_qkey_classify(ibk_qkey_t qkey)
 {
 	if (qkey < 0x80000000u)
@@ -931,7 +1068,14 @@ static inline enum ibk_qkey_class ibk_qkey_classify(ibk_qkey_t qkey)
 	return IBK_QKEY_CLASS_UNASSIGNED;
 }
 
-/* Constant name of a Q_Key class; "unknown" for a value outside the enum. */
+/**
+ * ibk_qkey_class_name() - Constant name of a Q_Key class; "unknown" for a
+ * value outside the enum
+ * @cls: a Q_Key class
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_qkey_class_name(enum ibk_qkey_class cls)
 {
 	switch (cls) {
@@ -982,6 +1126,10 @@ static inline const char *ibk_qkey_class_name(enum ibk_qkey_class cls)
 #define IBK_GID_SCOPE_ORG	0x8u
 #define IBK_GID_SCOPE_GLOBAL	0xeu
 
+/**
+ * struct ibk_gid - A GID, its 16 bytes in wire (big-endian) order
+ * @raw: the GID, byte 0 first as on the wire
+ */
 struct ibk_gid {
 	uint8_t raw[16];
 };
@@ -1004,7 +1152,15 @@ struct ibk_gid {
 	(p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7], \
 	(p)[8], (p)[9], (p)[10], (p)[11], (p)[12], (p)[13], (p)[14], (p)[15]
 
-/* Writes the GID @subnet_prefix:@guid, both big-endian, into *@gid. */
+/**
+ * ibk_gid_set() - Writes the GID @subnet_prefix:@guid, both big-endian, into
+ * *@gid
+ * @subnet_prefix: the subnet prefix (upper 64 bits), host order
+ * @guid: a GUID (EUI-64), host order
+ * @gid: receives the GID
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_gid_set(uint64_t subnet_prefix, ibk_guid_t guid,
 			       struct ibk_gid *gid)
 {
@@ -1012,7 +1168,14 @@ static inline void ibk_gid_set(uint64_t subnet_prefix, ibk_guid_t guid,
 	ibk__store_be64(gid->raw + 8, guid);
 }
 
-/* The GID @subnet_prefix:@guid, both stored big-endian. */
+/**
+ * ibk_gid_make() - The GID @subnet_prefix:@guid, both stored big-endian
+ * @subnet_prefix: the subnet prefix (upper 64 bits), host order
+ * @guid: a GUID (EUI-64), host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the GID @subnet_prefix:@guid, both stored big-endian.
+ */
 static inline struct ibk_gid ibk_gid_make(uint64_t subnet_prefix,
 					  ibk_guid_t guid)
 {
@@ -1022,19 +1185,39 @@ static inline struct ibk_gid ibk_gid_make(uint64_t subnet_prefix,
 	return gid;
 }
 
-/* The upper 64 bits of @gid: its subnet prefix. */
+/**
+ * ibk_gid_subnet_prefix() - The upper 64 bits of @gid
+ * @gid: a GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the upper 64 bits of @gid: its subnet prefix.
+ */
 static inline uint64_t ibk_gid_subnet_prefix(const struct ibk_gid *gid)
 {
 	return ibk__load_be64(gid->raw);
 }
 
-/* The lower 64 bits of @gid: the interface id, a port GUID for IB. */
+/**
+ * ibk_gid_guid() - The lower 64 bits of @gid
+ * @gid: a GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the lower 64 bits of @gid: the interface id, a port GUID for IB.
+ */
 static inline ibk_guid_t ibk_gid_guid(const struct ibk_gid *gid)
 {
 	return ibk__load_be64(gid->raw + 8);
 }
 
-/* True if all 128 bits are equal (compared without early exit). */
+/**
+ * ibk_gid_equal() - Whether all 128 bits are equal (compared without early
+ * exit)
+ * @a: one GID
+ * @b: the other GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if all 128 bits are equal (compared without early exit).
+ */
 static inline bool ibk_gid_equal(const struct ibk_gid *a,
 				 const struct ibk_gid *b)
 {
@@ -1046,7 +1229,14 @@ static inline bool ibk_gid_equal(const struct ibk_gid *a,
 	return diff == 0;
 }
 
-/* True for the all-zero GID, which marks an empty GID table slot. */
+/**
+ * ibk_gid_is_zero() - True for the all-zero GID, which marks an empty GID
+ * table slot
+ * @gid: a GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for the all-zero GID, which marks an empty GID table slot.
+ */
 static inline bool ibk_gid_is_zero(const struct ibk_gid *gid)
 {
 	unsigned bits = 0;
@@ -1057,7 +1247,14 @@ static inline bool ibk_gid_is_zero(const struct ibk_gid *gid)
 	return bits == 0;
 }
 
-/* True for an IPv4-mapped GID, ::ffff:0:0/96 (RFC 4291 2.5.5.2). */
+/**
+ * ibk_gid_is_v4mapped() - True for an IPv4-mapped GID, ::ffff:0:0/96 (RFC 4291
+ * 2.5.5.2)
+ * @gid: a GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for an IPv4-mapped GID, ::ffff:0:0/96 (RFC 4291 2.5.5.2).
+ */
 static inline bool ibk_gid_is_v4mapped(const struct ibk_gid *gid)
 {
 	unsigned bits = 0;
@@ -1068,10 +1265,19 @@ static inline bool ibk_gid_is_v4mapped(const struct ibk_gid *gid)
 	return bits == 0 && gid->raw[10] == 0xff && gid->raw[11] == 0xff;
 }
 
-/*
- * True for a multicast GID: first byte 0xff (RFC 4291 2.7), or the
- * IPv4-mapped GID of an IPv4 multicast address, ::ffff:224.0.0.0/100, as
- * RoCE v2 carries IPv4 groups (Linux rdma_is_multicast_addr()).
+/**
+ * ibk_gid_is_multicast() - Whether a GID is an IB or RoCE v2 (IPv4-mapped)
+ * multicast GID
+ * @gid: a GID
+ *
+ * True for a multicast GID: first byte 0xff (RFC 4291 2.7), or the IPv4-mapped
+ * GID of an IPv4 multicast address, ::ffff:224.0.0.0/100, as RoCE v2 carries
+ * IPv4 groups (Linux rdma_is_multicast_addr()).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for a multicast GID: first byte 0xff (RFC 4291 2.7), or the
+ * IPv4-mapped GID of an IPv4 multicast address, ::ffff:224.0.0.0/100, as RoCE
+ * v2 carries IPv4 groups (Linux rdma_is_multicast_addr()).
  */
 static inline bool ibk_gid_is_multicast(const struct ibk_gid *gid)
 {
@@ -1079,16 +1285,28 @@ static inline bool ibk_gid_is_multicast(const struct ibk_gid *gid)
 	       (ibk_gid_is_v4mapped(gid) && (gid->raw[12] & 0xf0) == 0xe0);
 }
 
-/* True for a link-local unicast GID, fe80::/10 (RFC 4291 2.5.6). */
+/**
+ * ibk_gid_is_link_local() - True for a link-local unicast GID, fe80::/10 (RFC
+ * 4291 2.5.6)
+ * @gid: a GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for a link-local unicast GID, fe80::/10 (RFC 4291 2.5.6).
+ */
 static inline bool ibk_gid_is_link_local(const struct ibk_gid *gid)
 {
 	return gid->raw[0] == 0xfe && (gid->raw[1] & 0xc0) == 0x80;
 }
 
-/*
- * The IPv4-mapped GID ::ffff:a.b.c.d for @ipv4 = 0xaabbccdd (host order),
- * the form a RoCE v2 GID takes for an IPv4 address (RFC 4291 2.5.5.2),
- * into *@gid.
+/**
+ * ibk_gid_set_from_ipv4() - Writes the IPv4-mapped GID of an IPv4 address
+ * @ipv4: an IPv4 address, host order
+ * @gid: receives the GID
+ *
+ * The IPv4-mapped GID ::ffff:a.b.c.d for @ipv4 = 0xaabbccdd (host order), the
+ * form a RoCE v2 GID takes for an IPv4 address (RFC 4291 2.5.5.2), into *@gid.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_gid_set_from_ipv4(uint32_t ipv4, struct ibk_gid *gid)
 {
@@ -1097,7 +1315,13 @@ static inline void ibk_gid_set_from_ipv4(uint32_t ipv4, struct ibk_gid *gid)
 	ibk__store_be32(gid->raw + 12, ipv4);
 }
 
-/* As ibk_gid_set_from_ipv4(), returned by value. */
+/**
+ * ibk_gid_from_ipv4() - As ibk_gid_set_from_ipv4(), returned by value
+ * @ipv4: an IPv4 address, host order
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the IPv4-mapped GID.
+ */
 static inline struct ibk_gid ibk_gid_from_ipv4(uint32_t ipv4)
 {
 	struct ibk_gid gid = {{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
@@ -1106,22 +1330,37 @@ static inline struct ibk_gid ibk_gid_from_ipv4(uint32_t ipv4)
 	return gid;
 }
 
-/*
- * The IPv4 address (host order) in the last 32 bits of @gid; the caller
- * checks ibk_gid_is_v4mapped() first.
+/**
+ * ibk_gid_to_ipv4() - The IPv4 address in an IPv4-mapped GID
+ * @gid: a GID
+ *
+ * The IPv4 address (host order) in the last 32 bits of @gid; the caller checks
+ * ibk_gid_is_v4mapped() first.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the IPv4 address (host order) in the last 32 bits of @gid; the
+ * caller checks ibk_gid_is_v4mapped() first.
  */
 static inline uint32_t ibk_gid_to_ipv4(const struct ibk_gid *gid)
 {
 	return ibk__load_be32(gid->raw + 12);
 }
 
-/*
- * The MAC's default GID, gid[0] of a RoCE port with Ethernet address
- * @mac: fe80::/64 followed by the modified EUI-64 interface id, i.e. ff:fe
- * inserted between the third and fourth bytes and the universal/local bit
- * (0x02 of the first byte) inverted (RFC 4291 appendix A, RFC 2464 4).
- * The value does not say the GID's type: the kernel lists it once per type
- * the port supports (RoCE v1 and v2; soft-RoCE v2 only). Into *@gid.
+/**
+ * ibk_gid_set_from_mac() - Writes the default (link-local) GID of a RoCE
+ * port's MAC
+ * @mac: a 6-byte Ethernet MAC address
+ * @gid: receives the GID
+ *
+ * The MAC's default GID, gid[0] of a RoCE port with Ethernet address @mac:
+ * fe80::/64 followed by the modified EUI-64 interface id, i.e. ff:fe inserted
+ * between the third and fourth bytes and the universal/local bit (0x02 of the
+ * first byte) inverted (RFC 4291 appendix A, RFC 2464 4).
+ *
+ * The value does not say the GID's type: the kernel lists it once per type the
+ * port supports (RoCE v1 and v2; soft-RoCE v2 only). Into *@gid.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_gid_set_from_mac(const uint8_t mac[6],
 					struct ibk_gid *gid)
@@ -1137,7 +1376,13 @@ static inline void ibk_gid_set_from_mac(const uint8_t mac[6],
 	gid->raw[15] = mac[5];
 }
 
-/* As ibk_gid_set_from_mac(), returned by value. */
+/**
+ * ibk_gid_from_mac() - As ibk_gid_set_from_mac(), returned by value
+ * @mac: a 6-byte Ethernet MAC address
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the link-local GID.
+ */
 static inline struct ibk_gid ibk_gid_from_mac(const uint8_t mac[6])
 {
 	struct ibk_gid gid = {{ 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
@@ -1147,11 +1392,19 @@ static inline struct ibk_gid ibk_gid_from_mac(const uint8_t mac[6])
 	return gid;
 }
 
-/*
- * The inverse of ibk_gid_from_mac(): writes the MAC whose modified EUI-64
- * is @gid's interface id and returns IBK_OK. Returns IBK_EINVAL if either
- * pointer is NULL or the interface id lacks ff:fe at bytes 11-12 (it was
- * not made from a MAC). The subnet prefix is not checked.
+/**
+ * ibk_gid_to_mac() - The MAC address a link-local RoCE GID was made from
+ * @gid: a GID
+ * @mac: receives the 6-byte MAC address
+ *
+ * The inverse of ibk_gid_from_mac(): writes the MAC whose modified EUI-64 is
+ * @gid's interface id and returns IBK_OK.
+ *
+ * The subnet prefix is not checked.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL if either pointer is NULL or the interface id
+ * lacks ff:fe at bytes 11-12 (it was not made from a MAC).
  */
 static inline int ibk_gid_to_mac(const struct ibk_gid *gid, uint8_t mac[6])
 {
@@ -1187,10 +1440,18 @@ static inline void ibk__ipoib_mgid_head(ibk_pkey_t pkey, unsigned scope,
 	ibk__store_be16(mgid->raw + 4, ibk_pkey_to_full(pkey));
 }
 
-/*
- * The IPv4 broadcast MGID of partition @pkey into *@mgid:
+/**
+ * ibk_gid_ipoib_broadcast() - The IPv4 broadcast MGID of a partition
+ * @pkey: a P_Key, host order
+ * @scope: the multicast scope, 4 bits (IPoIB uses 2, link-local)
+ * @mgid: receives the multicast GID
+ *
  * ff1S:401b:PPPP::ffff:ffff, what an IPoIB interface joins first. IPv6 has
  * no broadcast MGID (Linux IPoIB never joins one).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL, leaving *@mgid alone, for a NULL @mgid or a
+ * P_Key of base 0.
  */
 static inline int ibk_gid_ipoib_broadcast(ibk_pkey_t pkey, unsigned scope,
 					  struct ibk_gid *mgid)
@@ -1204,11 +1465,18 @@ static inline int ibk_gid_ipoib_broadcast(ibk_pkey_t pkey, unsigned scope,
 	return IBK_OK;
 }
 
-/*
- * The MGID of IPv4 multicast group @group (host order, 224.0.0.0/4) in
- * partition @pkey into *@mgid: ff1S:401b:PPPP:0:0:0 followed by the low 28
- * bits of the group (Linux ip_ib_mc_map()). IBK_EINVAL also for a @group
- * that is not multicast.
+/**
+ * ibk_gid_ipoib_mgid_ipv4() - The MGID of IPv4 multicast group @group (host
+ * order, 224.0.0.0/4) in partition @pkey into *@mgid: ff1S:401b:PPPP:0:0:0
+ * followed by the low 28 bits of the group (Linux ip_ib_mc_map())
+ * @pkey: a P_Key, host order
+ * @scope: the multicast scope, 4 bits (IPoIB uses 2, link-local)
+ * @group: the multicast group (IPv4 address, host order)
+ * @mgid: receives the multicast GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL, leaving *@mgid alone, for a NULL pointer, a
+ * P_Key of base 0, or a @group that is not multicast.
  */
 static inline int ibk_gid_ipoib_mgid_ipv4(ibk_pkey_t pkey, unsigned scope,
 					  uint32_t group, struct ibk_gid *mgid)
@@ -1222,11 +1490,19 @@ static inline int ibk_gid_ipoib_mgid_ipv4(ibk_pkey_t pkey, unsigned scope,
 	return IBK_OK;
 }
 
-/*
- * The MGID of IPv6 multicast group @group (ff00::/8, in the GID layout) in
- * partition @pkey into *@mgid: ff1S:601b:PPPP followed by the low 80 bits
- * of the group (Linux ipv6_ib_mc_map()); all-nodes ff02::1 gives
- * ff12:601b:PPPP::1. IBK_EINVAL also for a @group that is not multicast.
+/**
+ * ibk_gid_ipoib_mgid_ipv6() - The MGID of IPv6 multicast group @group
+ * (ff00::/8, in the GID layout) in partition @pkey into *@mgid: ff1S:601b:PPPP
+ * followed by the low 80 bits of the group (Linux ipv6_ib_mc_map()); all-nodes
+ * ff02::1 gives ff12:601b:PPPP::1
+ * @pkey: a P_Key, host order
+ * @scope: the multicast scope, 4 bits (IPoIB uses 2, link-local)
+ * @group: the IPv6 multicast group, as a GID
+ * @mgid: receives the multicast GID
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL, leaving *@mgid alone, for a NULL pointer, a
+ * P_Key of base 0, or a @group that is not multicast.
  */
 static inline int ibk_gid_ipoib_mgid_ipv6(ibk_pkey_t pkey, unsigned scope,
 					  const struct ibk_gid *group,
@@ -1240,12 +1516,24 @@ static inline int ibk_gid_ipoib_mgid_ipv6(ibk_pkey_t pkey, unsigned scope,
 	return IBK_OK;
 }
 
-/*
- * Recognises an IPoIB MGID of either family, as the functions above make
- * them: ff1S, a 401b or 601b signature, a valid full-member P_Key, and for
- * IPv4 zeros up to the group's 28 bits or the broadcast ffff:ffff. Fills
- * the non-NULL ones of @pkey, @scope and @ipv6 and returns IBK_OK; else
+/**
+ * ibk_gid_ipoib_mgid_parse() - Recognises an IPoIB multicast GID of either
+ * family
+ * @gid: a GID
+ * @pkey: receives the P_Key
+ * @scope: receives the multicast scope; may be NULL
+ * @ipv6: receives true for an IPv6 group, false for IPv4; may be NULL
+ *
+ * Recognises an IPoIB MGID of either family, as the functions above make them:
+ * ff1S, a 401b or 601b signature, a valid full-member P_Key, and for IPv4
+ * zeros up to the group's 28 bits or the broadcast ffff:ffff.
+ *
+ * Fills the non-NULL ones of @pkey, @scope and @ipv6 and returns IBK_OK; else
  * IBK_EINVAL.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK for an IPoIB MGID, having filled the non-NULL ones of @pkey,
+ * @scope and @ipv6; else IBK_EINVAL, filling nothing.
  */
 static inline int ibk_gid_ipoib_mgid_parse(const struct ibk_gid *gid,
 					   ibk_pkey_t *pkey, unsigned *scope,
@@ -1394,20 +1682,26 @@ static inline char *ibk__put_dec8(char *p, unsigned v)
 	return p;
 }
 
-/*
- * The compressed text of @g into @text, NUL-terminated: byte for byte what
- * glibc's inet_ntop(AF_INET6) writes, so logs and tools agree.
- * RFC 5952: no leading zeros (4.1); the longest run of two or more zero
- * groups becomes "::" (4.2.1), a lone zero group stays "0" (4.2.2), the
- * first of equal runs wins (4.2.3); lowercase (4.3). Like glibc, the last 32 bits are written as a dotted
- * quad in two cases only, both decided by the zero run that opens the
- * address (RFC 4291 2.5.5):
+/**
+ * ibk_gid_ntop() - The compressed text of a GID, as inet_ntop() writes it
+ * @g: the GID
+ * @text: receives the NUL-terminated text, at most IBK_GID_STRLEN bytes
+ *
+ * Byte for byte what glibc's inet_ntop(AF_INET6) writes, so logs and tools
+ * agree. RFC 5952: no leading zeros (4.1); the longest run of two or more
+ * zero groups becomes "::" (4.2.1), a lone zero group stays "0" (4.2.2), the
+ * first of equal runs wins (4.2.3); lowercase (4.3). Like glibc, the last 32
+ * bits are written as a dotted quad in two cases only, both decided by the
+ * zero run that opens the address (RFC 4291 2.5.5):
+ *
  *  - IPv4-mapped: exactly five zero groups, then 0xffff: "::ffff:a.b.c.d"
  *    for every a.b.c.d ("::ffff:0:0" prints "::ffff:0.0.0.0");
  *  - IPv4-compatible: exactly six zero groups, i.e. group 6 is non-zero:
  *    "::0.1.0.0" prints dotted, but "::0.0.0.1" prints "::1", "::0.0.1.2"
  *    prints "::102" and "::" stays "::".
- * Returns @text, or NULL if @g or @text is NULL.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @text, or NULL if @g or @text is NULL.
  */
 static inline char *ibk_gid_ntop(const struct ibk_gid *g,
 				 char text[IBK_GID_STRLEN])
@@ -1481,17 +1775,22 @@ static inline int ibk__ipv4_pton(const char *s, uint8_t dst[4])
 	return *s == '\0' ? 0 : IBK_EINVAL;
 }
 
-/*
- * Parse the RFC 4291 2.2 text @text into @gid. Accepts exactly what glibc's
- * inet_pton(AF_INET6) accepts, so a GID that a tool printed always reads
- * back: groups of one to four hex digits in either case (five are refused,
- * even "00001"); at most one "::", which stands for one or more zero groups
- * (so "1:2:3:4:5:6:7::" is valid, "1:2:3:4:5:6:7:8::" is not); an optional
- * dotted-quad IPv4 tail as the last 32 bits, octets 0-255 without leading
- * zeros. No zone id ("%eth0"), prefix length, brackets, spaces or other
- * trailing characters; an embedded NUL ends the text.
- * Returns 0, or IBK_EINVAL for NULL @text or @gid or malformed text, in
- * which case @gid is left untouched.
+/**
+ * ibk_gid_pton() - Parse the RFC 4291 2.2 text @text into @gid
+ * @text: NUL-terminated text
+ * @gid: receives the GID
+ *
+ * Accepts exactly what glibc's inet_pton(AF_INET6) accepts, so a GID that a
+ * tool printed always reads back: groups of one to four hex digits in either
+ * case (five are refused, even "00001"); at most one "::", which stands for
+ * one or more zero groups (so "1:2:3:4:5:6:7::" is valid, "1:2:3:4:5:6:7:8::"
+ * is not); an optional dotted-quad IPv4 tail as the last 32 bits, octets 0-255
+ * without leading zeros. No zone id ("%eth0"), prefix length, brackets, spaces
+ * or other trailing characters; an embedded NUL ends the text.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: 0, or IBK_EINVAL for NULL @text or @gid or malformed text, in which
+ * case @gid is left untouched.
  */
 static inline int ibk_gid_pton(const char *text, struct ibk_gid *gid)
 {
@@ -1554,11 +1853,19 @@ static inline int ibk_gid_pton(const char *text, struct ibk_gid *gid)
 	return 0;
 }
 
-/*
+/**
+ * ibk_gid_ntop_full() - The full text of a GID, eight groups of four hex
+ * digits
+ * @g: a GID
+ * @text: receives the NUL-terminated text
+ *
  * The full text of @g, eight groups of exactly four lowercase hex digits
- * ("fe80:0000:0000:0000:0002:c903:0001:2345", RFC 4291 2.2 form 1), the
- * form ibv_devinfo prints and sysfs .../gids/N holds, so it compares equal
- * to theirs as a string. Returns @text, or NULL if @g or @text is NULL.
+ * ("fe80:0000:0000:0000:0002:c903:0001:2345", RFC 4291 2.2 form 1), the form
+ * ibv_devinfo prints and sysfs .../gids/N holds, so it compares equal to
+ * theirs as a string.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @text, or NULL if @g or @text is NULL.
  */
 static inline char *ibk_gid_ntop_full(const struct ibk_gid *g,
 				      char text[IBK_GID_FULL_STRLEN])
@@ -1569,9 +1876,16 @@ static inline char *ibk_gid_ntop_full(const struct ibk_gid *g,
 	return text;
 }
 
-/*
- * @guid as "0x" and sixteen lowercase hex digits ("0x0002c90300012345"),
- * the form ibstat and OpenSM print. Returns @text, or NULL if it is NULL.
+/**
+ * ibk_guid_ntop() - A GUID as "0x" and sixteen hex digits, as ibstat prints it
+ * @guid: a GUID (EUI-64), host order
+ * @text: receives the NUL-terminated text
+ *
+ * @guid as "0x" and sixteen lowercase hex digits ("0x0002c90300012345"), the
+ * form ibstat and OpenSM print.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @text, or NULL if it is NULL.
  */
 static inline char *ibk_guid_ntop(ibk_guid_t guid, char text[IBK_GUID_STRLEN])
 {
@@ -1586,11 +1900,18 @@ static inline char *ibk_guid_ntop(ibk_guid_t guid, char text[IBK_GUID_STRLEN])
 	return text;
 }
 
-/*
+/**
+ * ibk_guid_ntop_colon() - A GUID as four colon-separated groups, as sysfs
+ * shows it
+ * @guid: a GUID (EUI-64), host order
+ * @text: receives the NUL-terminated text
+ *
  * @guid as four ':'-separated groups of four lowercase hex digits
- * ("0002:c903:0001:2345"), the interface-id half of a full-form GID as
- * sysfs node_guid/sys_image_guid show it. Returns @text, or NULL if it is
- * NULL.
+ * ("0002:c903:0001:2345"), the interface-id half of a full-form GID as sysfs
+ * node_guid/sys_image_guid show it.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: @text, or NULL if it is NULL.
  */
 static inline char *ibk_guid_ntop_colon(ibk_guid_t guid,
 					char text[IBK_GUID_STRLEN])
@@ -1604,13 +1925,20 @@ static inline char *ibk_guid_ntop_colon(ibk_guid_t guid,
 	return text;
 }
 
-/*
+/**
+ * ibk_guid_pton() - Parses a GUID in either printed form
+ * @text: NUL-terminated text
+ * @guid: receives the GUID; untouched on error
+ *
  * Parse a GUID in either printed form into @guid: "0x" or "0X" and one to
- * sixteen hex digits (ibstat), or exactly four ':'-separated groups of
- * exactly four hex digits (sysfs); digits in either case. Nothing else:
- * no sign, no spaces, no trailing characters, no bare digits.
- * Returns 0, or IBK_EINVAL for NULL @text or @guid or any other text, in
- * which case @guid is left untouched.
+ * sixteen hex digits (ibstat), or exactly four ':'-separated groups of exactly
+ * four hex digits (sysfs); digits in either case.
+ *
+ * Nothing else: no sign, no spaces, no trailing characters, no bare digits.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: 0, or IBK_EINVAL for NULL @text or @guid or any other text, in which
+ * case @guid is left untouched.
  */
 static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
 {
@@ -1820,67 +2148,146 @@ static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
  * DLID @2; bytes 4-5 reserved(5) PktLen(11, in 4-byte words); SLID @6.
  */
 
-/* Virtual lane. */
+/**
+ * ibk_lrh_vl() - The LRH's virtual lane
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_lrh_vl(const void *lrh)
 {
 	return (uint8_t)(((const uint8_t *)lrh)[0] >> 4);
 }
 
+/**
+ * ibk_lrh_set_vl() - Sets the LRH's virtual lane
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @vl: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_vl(void *lrh, uint8_t vl)
 {
 	ibk__store_bits((uint8_t *)lrh, 0xf0, (unsigned)vl << 4);
 }
 
-/* Link version. */
+/**
+ * ibk_lrh_lver() - The LRH's link version
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_lrh_lver(const void *lrh)
 {
 	return (uint8_t)(((const uint8_t *)lrh)[0] & 0x0f);
 }
 
+/**
+ * ibk_lrh_set_lver() - Sets the LRH's link version
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @lver: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_lver(void *lrh, uint8_t lver)
 {
 	ibk__store_bits((uint8_t *)lrh, 0x0f, lver);
 }
 
-/* Service level. */
+/**
+ * ibk_lrh_sl() - The LRH's service level
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_lrh_sl(const void *lrh)
 {
 	return (uint8_t)(((const uint8_t *)lrh)[1] >> 4);
 }
 
+/**
+ * ibk_lrh_set_sl() - Sets the LRH's service level
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @sl: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_sl(void *lrh, uint8_t sl)
 {
 	ibk__store_bits((uint8_t *)lrh + 1, 0xf0, (unsigned)sl << 4);
 }
 
-/* Link next header, one of IBK_LNH_*. */
+/**
+ * ibk_lrh_lnh() - The LRH's link next header, one of IBK_LNH_*
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_lrh_lnh(const void *lrh)
 {
 	return (uint8_t)(((const uint8_t *)lrh)[1] & 0x03);
 }
 
+/**
+ * ibk_lrh_set_lnh() - Sets the LRH's link next header, one of IBK_LNH_*
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @lnh: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_lnh(void *lrh, uint8_t lnh)
 {
 	ibk__store_bits((uint8_t *)lrh + 1, 0x03, lnh);
 }
 
-/* Destination LID. */
+/**
+ * ibk_lrh_dlid() - The LRH's destination LID
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_lrh_dlid(const void *lrh)
 {
 	return ibk__load_be16((const uint8_t *)lrh + 2);
 }
 
+/**
+ * ibk_lrh_set_dlid() - Sets the LRH's destination LID
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @dlid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_dlid(void *lrh, uint16_t dlid)
 {
 	ibk__store_be16((uint8_t *)lrh + 2, dlid);
 }
 
-/* Packet length in 4-byte words (11 bits). */
+/**
+ * ibk_lrh_pktlen() - The LRH's packet length in 4-byte words (11 bits)
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_lrh_pktlen(const void *lrh)
 {
 	return (uint16_t)(ibk__load_be16((const uint8_t *)lrh + 4) & 0x07ff);
 }
 
+/**
+ * ibk_lrh_set_pktlen() - Sets the LRH's packet length in 4-byte words (11
+ * bits)
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @pktlen: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_pktlen(void *lrh, uint16_t pktlen)
 {
 	uint8_t *p = (uint8_t *)lrh + 4;
@@ -1889,12 +2296,25 @@ static inline void ibk_lrh_set_pktlen(void *lrh, uint16_t pktlen)
 	p[1] = (uint8_t)pktlen;
 }
 
-/* Source LID. */
+/**
+ * ibk_lrh_slid() - The LRH's source LID
+ * @lrh: the LRH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_lrh_slid(const void *lrh)
 {
 	return ibk__load_be16((const uint8_t *)lrh + 6);
 }
 
+/**
+ * ibk_lrh_set_slid() - Sets the LRH's source LID
+ * @lrh: the LRH to write, 8 bytes, any alignment
+ * @slid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_lrh_set_slid(void *lrh, uint16_t slid)
 {
 	ibk__store_be16((uint8_t *)lrh + 6, slid);
@@ -1905,18 +2325,38 @@ static inline void ibk_lrh_set_slid(void *lrh, uint16_t slid)
  * NxtHdr @6; HopLmt @7; SGID @8; DGID @24 (the IPv6 header layout).
  */
 
-/* IP version (6 for an IBA GRH). */
+/**
+ * ibk_grh_ipver() - The GRH's IP version (6 for an IBA GRH)
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_grh_ipver(const void *grh)
 {
 	return (uint8_t)(((const uint8_t *)grh)[0] >> 4);
 }
 
+/**
+ * ibk_grh_set_ipver() - Sets the GRH's IP version (6 for an IBA GRH)
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @ipver: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_ipver(void *grh, uint8_t ipver)
 {
 	ibk__store_bits((uint8_t *)grh, 0xf0, (unsigned)ipver << 4);
 }
 
-/* Traffic class: low nibble of byte 0, high nibble of byte 1. */
+/**
+ * ibk_grh_tclass() - The GRH's traffic class: low nibble of byte 0, high
+ * nibble of byte 1
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_grh_tclass(const void *grh)
 {
 	const uint8_t *p = (const uint8_t *)grh;
@@ -1924,6 +2364,14 @@ static inline uint8_t ibk_grh_tclass(const void *grh)
 	return (uint8_t)((p[0] & 0x0f) << 4 | p[1] >> 4);
 }
 
+/**
+ * ibk_grh_set_tclass() - Sets the GRH's traffic class: low nibble of byte 0,
+ * high nibble of byte 1
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @tclass: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_tclass(void *grh, uint8_t tclass)
 {
 	uint8_t *p = (uint8_t *)grh;
@@ -1932,12 +2380,25 @@ static inline void ibk_grh_set_tclass(void *grh, uint8_t tclass)
 	ibk__store_bits(p + 1, 0xf0, (unsigned)tclass << 4);
 }
 
-/* Flow label (20 bits). */
+/**
+ * ibk_grh_flow_label() - The GRH's flow label (20 bits)
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_grh_flow_label(const void *grh)
 {
 	return ibk__load_be32((const uint8_t *)grh) & 0x000fffffu;
 }
 
+/**
+ * ibk_grh_set_flow_label() - Sets the GRH's flow label (20 bits)
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @flow_label: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_flow_label(void *grh, uint32_t flow_label)
 {
 	uint8_t *p = (uint8_t *)grh;
@@ -1946,46 +2407,99 @@ static inline void ibk_grh_set_flow_label(void *grh, uint32_t flow_label)
 	ibk__store_be16(p + 2, (uint16_t)flow_label);
 }
 
-/* Payload length in bytes after the GRH. */
+/**
+ * ibk_grh_paylen() - The GRH's payload length in bytes after the GRH
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_grh_paylen(const void *grh)
 {
 	return ibk__load_be16((const uint8_t *)grh + 4);
 }
 
+/**
+ * ibk_grh_set_paylen() - Sets the GRH's payload length in bytes after the GRH
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @paylen: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_paylen(void *grh, uint16_t paylen)
 {
 	ibk__store_be16((uint8_t *)grh + 4, paylen);
 }
 
-/* Next header (IBK_GRH_NXTHDR_BTH for IBA transport). */
+/**
+ * ibk_grh_nxthdr() - The GRH's next header (IBK_GRH_NXTHDR_BTH for IBA
+ * transport)
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_grh_nxthdr(const void *grh)
 {
 	return ((const uint8_t *)grh)[6];
 }
 
+/**
+ * ibk_grh_set_nxthdr() - Sets the GRH's next header (IBK_GRH_NXTHDR_BTH for
+ * IBA transport)
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @nxthdr: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_nxthdr(void *grh, uint8_t nxthdr)
 {
 	((uint8_t *)grh)[6] = nxthdr;
 }
 
-/* Hop limit. */
+/**
+ * ibk_grh_hoplmt() - The GRH's hop limit
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_grh_hoplmt(const void *grh)
 {
 	return ((const uint8_t *)grh)[7];
 }
 
+/**
+ * ibk_grh_set_hoplmt() - Sets the GRH's hop limit
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @hoplmt: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_hoplmt(void *grh, uint8_t hoplmt)
 {
 	((uint8_t *)grh)[7] = hoplmt;
 }
 
-/* Source GID into *@sgid. */
+/**
+ * ibk_grh_get_sgid() - Source GID into *@sgid
+ * @grh: the GRH, 40 bytes, any alignment
+ * @sgid: receives the source GID
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_get_sgid(const void *grh, struct ibk_gid *sgid)
 {
 	ibk__copy16(sgid->raw, (const uint8_t *)grh + 8);
 }
 
-/* Source GID, by value. */
+/**
+ * ibk_grh_sgid() - The GRH's source GID, by value
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline struct ibk_gid ibk_grh_sgid(const void *grh)
 {
 	const uint8_t *p = (const uint8_t *)grh + 8;
@@ -1994,18 +2508,37 @@ static inline struct ibk_gid ibk_grh_sgid(const void *grh)
 	return gid;
 }
 
+/**
+ * ibk_grh_set_sgid() - Sets the GRH's source GID, by value
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @sgid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_sgid(void *grh, const struct ibk_gid *sgid)
 {
 	ibk__copy16((uint8_t *)grh + 8, sgid->raw);
 }
 
-/* Destination GID into *@dgid. */
+/**
+ * ibk_grh_get_dgid() - Destination GID into *@dgid
+ * @grh: the GRH, 40 bytes, any alignment
+ * @dgid: receives the destination GID
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_get_dgid(const void *grh, struct ibk_gid *dgid)
 {
 	ibk__copy16(dgid->raw, (const uint8_t *)grh + 24);
 }
 
-/* Destination GID, by value. */
+/**
+ * ibk_grh_dgid() - The GRH's destination GID, by value
+ * @grh: the GRH, 40 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline struct ibk_gid ibk_grh_dgid(const void *grh)
 {
 	const uint8_t *p = (const uint8_t *)grh + 24;
@@ -2014,6 +2547,13 @@ static inline struct ibk_gid ibk_grh_dgid(const void *grh)
 	return gid;
 }
 
+/**
+ * ibk_grh_set_dgid() - Sets the GRH's destination GID, by value
+ * @grh: the GRH to write, 40 bytes, any alignment
+ * @dgid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_grh_set_dgid(void *grh, const struct ibk_gid *dgid)
 {
 	ibk__copy16((uint8_t *)grh + 24, dgid->raw);
@@ -2025,122 +2565,274 @@ static inline void ibk_grh_set_dgid(void *grh, const struct ibk_gid *dgid)
  * byte 8 A 0x80 (rest reserved); PSN @9-11.
  */
 
-/* Operation code: transport service and operation (e.g. 0x64 UD send). */
+/**
+ * ibk_bth_opcode() - The BTH's operation code: transport service and operation
+ * (e.g. 0x64 UD send)
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_bth_opcode(const void *bth)
 {
 	return ((const uint8_t *)bth)[0];
 }
 
+/**
+ * ibk_bth_set_opcode() - Sets the BTH's operation code: transport service and
+ * operation (e.g. 0x64 UD send)
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @opcode: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_opcode(void *bth, uint8_t opcode)
 {
 	((uint8_t *)bth)[0] = opcode;
 }
 
-/* Solicited event. */
+/**
+ * ibk_bth_se() - The BTH's solicited event
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_bth_se(const void *bth)
 {
 	return (((const uint8_t *)bth)[1] & 0x80) != 0;
 }
 
+/**
+ * ibk_bth_set_se() - Sets the BTH's solicited event
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @se: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_se(void *bth, bool se)
 {
 	ibk__store_bits((uint8_t *)bth + 1, 0x80, (unsigned)se << 7);
 }
 
-/* MigReq: the sender's path migration state. */
+/**
+ * ibk_bth_mig() - The BTH's migReq: the sender's path migration state
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_bth_mig(const void *bth)
 {
 	return (((const uint8_t *)bth)[1] & 0x40) != 0;
 }
 
+/**
+ * ibk_bth_set_mig() - Sets the BTH's migReq: the sender's path migration state
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @mig: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_mig(void *bth, bool mig)
 {
 	ibk__store_bits((uint8_t *)bth + 1, 0x40, (unsigned)mig << 6);
 }
 
-/* Pad count: bytes (0-3) padding the payload to a multiple of 4. */
+/**
+ * ibk_bth_padcnt() - The BTH's pad count: bytes (0-3) padding the payload to a
+ * multiple of 4
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_bth_padcnt(const void *bth)
 {
 	return (uint8_t)((((const uint8_t *)bth)[1] >> 4) & 0x03);
 }
 
+/**
+ * ibk_bth_set_padcnt() - Sets the BTH's pad count: bytes (0-3) padding the
+ * payload to a multiple of 4
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @padcnt: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_padcnt(void *bth, uint8_t padcnt)
 {
 	ibk__store_bits((uint8_t *)bth + 1, 0x30, (unsigned)padcnt << 4);
 }
 
-/* Transport header version. */
+/**
+ * ibk_bth_tver() - The BTH's transport header version
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_bth_tver(const void *bth)
 {
 	return (uint8_t)(((const uint8_t *)bth)[1] & 0x0f);
 }
 
+/**
+ * ibk_bth_set_tver() - Sets the BTH's transport header version
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @tver: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_tver(void *bth, uint8_t tver)
 {
 	ibk__store_bits((uint8_t *)bth + 1, 0x0f, tver);
 }
 
-/* The packet's P_Key, checked at the receiver against the QP's (IBA 10.9). */
+/**
+ * ibk_bth_pkey() - The BTH's P_Key, checked at the receiver against the QP's
+ * (IBA 10.9)
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline ibk_pkey_t ibk_bth_pkey(const void *bth)
 {
 	return ibk__load_be16((const uint8_t *)bth + 2);
 }
 
+/**
+ * ibk_bth_set_pkey() - Sets the BTH's P_Key, checked at the receiver against
+ * the QP's (IBA 10.9)
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @pkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_pkey(void *bth, ibk_pkey_t pkey)
 {
 	ibk__store_be16((uint8_t *)bth + 2, pkey);
 }
 
-/* Forward explicit congestion notification. */
+/**
+ * ibk_bth_fecn() - The BTH's forward explicit congestion notification
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_bth_fecn(const void *bth)
 {
 	return (((const uint8_t *)bth)[4] & 0x80) != 0;
 }
 
+/**
+ * ibk_bth_set_fecn() - Sets the BTH's forward explicit congestion notification
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @fecn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_fecn(void *bth, bool fecn)
 {
 	ibk__store_bits((uint8_t *)bth + 4, 0x80, (unsigned)fecn << 7);
 }
 
-/* Backward explicit congestion notification. */
+/**
+ * ibk_bth_becn() - The BTH's backward explicit congestion notification
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_bth_becn(const void *bth)
 {
 	return (((const uint8_t *)bth)[4] & 0x40) != 0;
 }
 
+/**
+ * ibk_bth_set_becn() - Sets the BTH's backward explicit congestion
+ * notification
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @becn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_becn(void *bth, bool becn)
 {
 	ibk__store_bits((uint8_t *)bth + 4, 0x40, (unsigned)becn << 6);
 }
 
-/* Destination QP number (24 bits). */
+/**
+ * ibk_bth_dest_qp() - The BTH's destination QP number (24 bits)
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_bth_dest_qp(const void *bth)
 {
 	return ibk__load_be24((const uint8_t *)bth + 5);
 }
 
+/**
+ * ibk_bth_set_dest_qp() - Sets the BTH's destination QP number (24 bits)
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @qpn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_dest_qp(void *bth, uint32_t qpn)
 {
 	ibk__store_be24((uint8_t *)bth + 5, qpn);
 }
 
-/* AckReq: the responder is asked to acknowledge this packet. */
+/**
+ * ibk_bth_ackreq() - The BTH's ackReq: the responder is asked to acknowledge
+ * this packet
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_bth_ackreq(const void *bth)
 {
 	return (((const uint8_t *)bth)[8] & 0x80) != 0;
 }
 
+/**
+ * ibk_bth_set_ackreq() - Sets the BTH's ackReq: the responder is asked to
+ * acknowledge this packet
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @ackreq: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_ackreq(void *bth, bool ackreq)
 {
 	ibk__store_bits((uint8_t *)bth + 8, 0x80, (unsigned)ackreq << 7);
 }
 
-/* Packet sequence number (24 bits). */
+/**
+ * ibk_bth_psn() - The BTH's packet sequence number (24 bits)
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_bth_psn(const void *bth)
 {
 	return ibk__load_be24((const uint8_t *)bth + 9);
 }
 
+/**
+ * ibk_bth_set_psn() - Sets the BTH's packet sequence number (24 bits)
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @psn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_bth_set_psn(void *bth, uint32_t psn)
 {
 	ibk__store_be24((uint8_t *)bth + 9, psn);
@@ -2148,23 +2840,50 @@ static inline void ibk_bth_set_psn(void *bth, uint32_t psn)
 
 /* DETH, 8 bytes: Q_Key @0; reserved @4; SrcQP @5-7. */
 
-/* The datagram's Q_Key, checked at the receiver against the QP's. */
+/**
+ * ibk_deth_qkey() - The DETH's Q_Key, checked at the receiver against the QP's
+ * @deth: the DETH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline ibk_qkey_t ibk_deth_qkey(const void *deth)
 {
 	return ibk__load_be32((const uint8_t *)deth);
 }
 
+/**
+ * ibk_deth_set_qkey() - Sets the DETH's Q_Key, checked at the receiver against
+ * the QP's
+ * @deth: the DETH to write, 8 bytes, any alignment
+ * @qkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_deth_set_qkey(void *deth, ibk_qkey_t qkey)
 {
 	ibk__store_be32((uint8_t *)deth, qkey);
 }
 
-/* Source QP number (24 bits). */
+/**
+ * ibk_deth_src_qp() - The DETH's source QP number (24 bits)
+ * @deth: the DETH, 8 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_deth_src_qp(const void *deth)
 {
 	return ibk__load_be24((const uint8_t *)deth + 5);
 }
 
+/**
+ * ibk_deth_set_src_qp() - Sets the DETH's source QP number (24 bits)
+ * @deth: the DETH to write, 8 bytes, any alignment
+ * @qpn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_deth_set_src_qp(void *deth, uint32_t qpn)
 {
 	ibk__store_be24((uint8_t *)deth + 5, qpn);
@@ -2204,9 +2923,15 @@ static inline bool ibk__opcode_in(uint8_t opcode, const uint32_t ops[4])
 	       ((ops[transport & 3] >> (opcode & IBK_OPCODE_OP_MASK)) & 1u);
 }
 
-/* True if @opcode carries a RETH: RDMA WRITE FIRST and ONLY (with or
- * without immediate) of RC, UC and RD, RDMA READ request of RC and RD,
- * and RC FLUSH (after its FETH) and ATOMIC WRITE. */
+/**
+ * ibk_opcode_has_reth() - Whether @opcode carries a RETH
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode carries a RETH: RDMA WRITE FIRST and ONLY (with or
+ * without immediate) of RC, UC and RD, RDMA READ request of RC and RD, and RC
+ * FLUSH (after its FETH) and ATOMIC WRITE.
+ */
 static inline bool ibk_opcode_has_reth(uint8_t opcode)
 {
 	static const uint32_t ops[4] = {
@@ -2219,8 +2944,14 @@ static inline bool ibk_opcode_has_reth(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
-/* True if @opcode carries an AtomicETH: COMPARE SWAP and FETCH ADD of RC
- * and RD. */
+/**
+ * ibk_opcode_has_atomiceth() - Whether @opcode carries an AtomicETH
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode carries an AtomicETH: COMPARE SWAP and FETCH ADD of
+ * RC and RD.
+ */
 static inline bool ibk_opcode_has_atomiceth(uint8_t opcode)
 {
 	static const uint32_t ops[4] = {
@@ -2230,8 +2961,14 @@ static inline bool ibk_opcode_has_atomiceth(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
-/* True if @opcode carries an IETH: RC SEND LAST and SEND ONLY with
- * invalidate. */
+/**
+ * ibk_opcode_has_ieth() - Whether @opcode carries an IETH
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode carries an IETH: RC SEND LAST and SEND ONLY with
+ * invalidate.
+ */
 static inline bool ibk_opcode_has_ieth(uint8_t opcode)
 {
 	static const uint32_t ops[4] = {
@@ -2242,8 +2979,14 @@ static inline bool ibk_opcode_has_ieth(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
-/* True if @opcode carries an AETH: RC and RD acknowledgements and the
- * first, last and only RDMA READ responses (the middle one has none). */
+/**
+ * ibk_opcode_has_aeth() - Whether @opcode carries an AETH
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode carries an AETH: RC and RD acknowledgements and the
+ * first, last and only RDMA READ responses (the middle one has none).
+ */
 static inline bool ibk_opcode_has_aeth(uint8_t opcode)
 {
 	static const uint32_t ops[4] = {
@@ -2253,9 +2996,14 @@ static inline bool ibk_opcode_has_aeth(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
-/* True if @opcode carries immediate data: the SEND and RDMA WRITE LAST
- * and ONLY "with immediate" of RC, UC and RD, and UD SEND ONLY with
- * immediate. */
+/**
+ * ibk_opcode_has_immdt() - Whether @opcode carries immediate data
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode carries immediate data: the SEND and RDMA WRITE LAST
+ * and ONLY "with immediate" of RC, UC and RD, and UD SEND ONLY with immediate.
+ */
 static inline bool ibk_opcode_has_immdt(uint8_t opcode)
 {
 	static const uint32_t ops[4] = {
@@ -2266,9 +3014,16 @@ static inline bool ibk_opcode_has_immdt(uint8_t opcode)
 	return ibk__opcode_in(opcode, ops);
 }
 
-/* True if @opcode is a UD SEND ONLY, with or without immediate: the only
- * UD opcodes, and the ones whose BTH a DETH follows (IBA 9.3; RD's DETH
- * comes after an RDETH, and RD is not modelled here). */
+/**
+ * ibk_opcode_is_ud_send() - Whether @opcode is a UD SEND ONLY, with or without
+ * immediate
+ * @opcode: a BTH opcode (transport in bits 5-7, operation in bits 0-4)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @opcode is a UD SEND ONLY, with or without immediate: the
+ * only UD opcodes, and the ones whose BTH a DETH follows (IBA 9.3; RD's DETH
+ * comes after an RDETH, and RD is not modelled here).
+ */
 static inline bool ibk_opcode_is_ud_send(uint8_t opcode)
 {
 	return (opcode & 0xfe) == IBK_OPCODE_UD_SEND_ONLY;
@@ -2276,34 +3031,78 @@ static inline bool ibk_opcode_is_ud_send(uint8_t opcode)
 
 /* RETH, 16 bytes: virtual address @0-7; R_Key @8-11; DMA length @12-15. */
 
-/* The remote virtual address an RDMA READ or WRITE starts at. */
+/**
+ * ibk_reth_va() - The RETH's remote virtual address an RDMA READ or WRITE
+ * starts at
+ * @reth: the RETH, IBK_RETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_reth_va(const void *reth)
 {
 	return ibk__load_be64((const uint8_t *)reth);
 }
 
+/**
+ * ibk_reth_set_va() - Sets the RETH's remote virtual address an RDMA READ or
+ * WRITE starts at
+ * @reth: the RETH to write, IBK_RETH_LEN bytes, any alignment
+ * @va: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_reth_set_va(void *reth, uint64_t va)
 {
 	ibk__store_be64((uint8_t *)reth, va);
 }
 
-/* The R_Key naming the remote memory region or window. */
+/**
+ * ibk_reth_rkey() - The RETH's R_Key naming the remote memory region or window
+ * @reth: the RETH, IBK_RETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_reth_rkey(const void *reth)
 {
 	return ibk__load_be32((const uint8_t *)reth + 8);
 }
 
+/**
+ * ibk_reth_set_rkey() - Sets the RETH's R_Key naming the remote memory region
+ * or window
+ * @reth: the RETH to write, IBK_RETH_LEN bytes, any alignment
+ * @rkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_reth_set_rkey(void *reth, uint32_t rkey)
 {
 	ibk__store_be32((uint8_t *)reth + 8, rkey);
 }
 
-/* The length in bytes of the whole RDMA READ or WRITE. */
+/**
+ * ibk_reth_dma_len() - The RETH's length in bytes of the whole RDMA READ or
+ * WRITE
+ * @reth: the RETH, IBK_RETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_reth_dma_len(const void *reth)
 {
 	return ibk__load_be32((const uint8_t *)reth + 12);
 }
 
+/**
+ * ibk_reth_set_dma_len() - Sets the RETH's length in bytes of the whole RDMA
+ * READ or WRITE
+ * @reth: the RETH to write, IBK_RETH_LEN bytes, any alignment
+ * @len: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_reth_set_dma_len(void *reth, uint32_t len)
 {
 	ibk__store_be32((uint8_t *)reth + 12, len);
@@ -2315,56 +3114,130 @@ static inline void ibk_reth_set_dma_len(void *reth, uint32_t len)
  * them.
  */
 
-/* The remote virtual address of the 8-byte atomic operand. */
+/**
+ * ibk_atomiceth_va() - The AtomicETH's remote virtual address of the 8-byte
+ * atomic operand
+ * @atm: the AtomicETH, IBK_ATOMICETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_atomiceth_va(const void *atm)
 {
 	return ibk__load_be64((const uint8_t *)atm);
 }
 
+/**
+ * ibk_atomiceth_set_va() - Sets the AtomicETH's remote virtual address of the
+ * 8-byte atomic operand
+ * @atm: the AtomicETH to write, IBK_ATOMICETH_LEN bytes, any alignment
+ * @va: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_atomiceth_set_va(void *atm, uint64_t va)
 {
 	ibk__store_be64((uint8_t *)atm, va);
 }
 
-/* The R_Key naming the remote memory region or window. */
+/**
+ * ibk_atomiceth_rkey() - The AtomicETH's R_Key naming the remote memory region
+ * or window
+ * @atm: the AtomicETH, IBK_ATOMICETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_atomiceth_rkey(const void *atm)
 {
 	return ibk__load_be32((const uint8_t *)atm + 8);
 }
 
+/**
+ * ibk_atomiceth_set_rkey() - Sets the AtomicETH's R_Key naming the remote
+ * memory region or window
+ * @atm: the AtomicETH to write, IBK_ATOMICETH_LEN bytes, any alignment
+ * @rkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_atomiceth_set_rkey(void *atm, uint32_t rkey)
 {
 	ibk__store_be32((uint8_t *)atm + 8, rkey);
 }
 
-/* COMPARE SWAP's swap value, FETCH ADD's addend. */
+/**
+ * ibk_atomiceth_swap_add() - The AtomicETH's COMPARE SWAP's swap value, FETCH
+ * ADD's addend
+ * @atm: the AtomicETH, IBK_ATOMICETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_atomiceth_swap_add(const void *atm)
 {
 	return ibk__load_be64((const uint8_t *)atm + 12);
 }
 
+/**
+ * ibk_atomiceth_set_swap_add() - Sets the AtomicETH's COMPARE SWAP's swap
+ * value, FETCH ADD's addend
+ * @atm: the AtomicETH to write, IBK_ATOMICETH_LEN bytes, any alignment
+ * @v: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_atomiceth_set_swap_add(void *atm, uint64_t v)
 {
 	ibk__store_be64((uint8_t *)atm + 12, v);
 }
 
-/* COMPARE SWAP's compare value. */
+/**
+ * ibk_atomiceth_compare() - The AtomicETH's COMPARE SWAP's compare value
+ * @atm: the AtomicETH, IBK_ATOMICETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_atomiceth_compare(const void *atm)
 {
 	return ibk__load_be64((const uint8_t *)atm + 20);
 }
 
+/**
+ * ibk_atomiceth_set_compare() - Sets the AtomicETH's COMPARE SWAP's compare
+ * value
+ * @atm: the AtomicETH to write, IBK_ATOMICETH_LEN bytes, any alignment
+ * @v: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_atomiceth_set_compare(void *atm, uint64_t v)
 {
 	ibk__store_be64((uint8_t *)atm + 20, v);
 }
 
-/* IETH, 4 bytes: the R_Key a SEND with invalidate invalidates. */
+/**
+ * ibk_ieth_rkey() - The IETH's R_Key, the key a SEND with invalidate
+ * invalidates
+ * @ieth: the IETH, IBK_IETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_ieth_rkey(const void *ieth)
 {
 	return ibk__load_be32((const uint8_t *)ieth);
 }
 
+/**
+ * ibk_ieth_set_rkey() - Sets the IETH's R_Key, the key a SEND with invalidate
+ * invalidates
+ * @ieth: the IETH to write, IBK_IETH_LEN bytes, any alignment
+ * @rkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_ieth_set_rkey(void *ieth, uint32_t rkey)
 {
 	ibk__store_be32((uint8_t *)ieth, rkey);
@@ -2372,23 +3245,52 @@ static inline void ibk_ieth_set_rkey(void *ieth, uint32_t rkey)
 
 /* AETH, 4 bytes: syndrome @0 (see "Memory keys" for its codes); MSN @1-3. */
 
-/* The syndrome: ACK, RNR NAK or NAK and its code. */
+/**
+ * ibk_aeth_syndrome() - The AETH's syndrome: ACK, RNR NAK or NAK and its code
+ * @aeth: the AETH, IBK_AETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_aeth_syndrome(const void *aeth)
 {
 	return ((const uint8_t *)aeth)[0];
 }
 
+/**
+ * ibk_aeth_set_syndrome() - Sets the AETH's syndrome: ACK, RNR NAK or NAK and
+ * its code
+ * @aeth: the AETH to write, IBK_AETH_LEN bytes, any alignment
+ * @syndrome: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_aeth_set_syndrome(void *aeth, uint8_t syndrome)
 {
 	((uint8_t *)aeth)[0] = syndrome;
 }
 
-/* Message sequence number (24 bits): the responder's count of messages. */
+/**
+ * ibk_aeth_msn() - The AETH's message sequence number (24 bits): the
+ * responder's count of messages
+ * @aeth: the AETH, IBK_AETH_LEN bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_aeth_msn(const void *aeth)
 {
 	return ibk__load_be24((const uint8_t *)aeth + 1);
 }
 
+/**
+ * ibk_aeth_set_msn() - Sets the AETH's message sequence number (24 bits): the
+ * responder's count of messages
+ * @aeth: the AETH to write, IBK_AETH_LEN bytes, any alignment
+ * @msn: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_aeth_set_msn(void *aeth, uint32_t msn)
 {
 	ibk__store_be24((uint8_t *)aeth + 1, msn);
@@ -2411,44 +3313,85 @@ static inline void ibk_aeth_set_msn(void *aeth, uint32_t msn)
 #define IBK_NAK_REMOTE_OPERATIONAL	0x63u
 #define IBK_NAK_INVALID_RD_REQUEST	0x64u
 
-/* True for an ACK syndrome (type 0). */
+/**
+ * ibk_aeth_is_ack() - True for an ACK syndrome (type 0)
+ * @syndrome: an AETH syndrome byte
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for an ACK syndrome (type 0).
+ */
 static inline bool ibk_aeth_is_ack(uint8_t syndrome)
 {
 	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_ACK;
 }
 
-/* True for an RNR NAK (type 1): the responder had no receive WQE. */
+/**
+ * ibk_aeth_is_rnr_nak() - True for an RNR NAK (type 1): the responder had no
+ * receive WQE
+ * @syndrome: an AETH syndrome byte
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for an RNR NAK (type 1): the responder had no receive WQE.
+ */
 static inline bool ibk_aeth_is_rnr_nak(uint8_t syndrome)
 {
 	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_RNR_NAK;
 }
 
-/* True for a NAK (type 3); ibk_aeth_value() is its code. */
+/**
+ * ibk_aeth_is_nak() - True for a NAK (type 3); ibk_aeth_value() is its code
+ * @syndrome: an AETH syndrome byte
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for a NAK (type 3); ibk_aeth_value() is its code.
+ */
 static inline bool ibk_aeth_is_nak(uint8_t syndrome)
 {
 	return (syndrome & IBK_AETH_TYPE_MASK) == IBK_AETH_NAK;
 }
 
-/* Bits 4-0: credit count, RNR timer or NAK code. */
+/**
+ * ibk_aeth_value() - Bits 4-0: credit count, RNR timer or NAK code
+ * @syndrome: an AETH syndrome byte
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the syndrome's low 5 bits: a credit count, an RNR timer code or a
+ * NAK code, as the type says.
+ */
 static inline uint8_t ibk_aeth_value(uint8_t syndrome)
 {
 	return (uint8_t)(syndrome & IBK_AETH_VALUE_MASK);
 }
 
-/* The headers of one received packet, located by ibk_pkt_locate(). */
+/**
+ * struct ibk_pkt_headers - The headers of one received packet, located by
+ * ibk_pkt_locate()
+ * @lrh: the LRH, the packet's first byte
+ * @grh: NULL unless LNH says a GRH follows
+ * @bth: the BTH
+ * @deth: NULL unless the opcode is a UD SEND
+ */
 struct ibk_pkt_headers {
 	const uint8_t *lrh;
-	const uint8_t *grh;	/* NULL unless LNH says a GRH follows */
+	const uint8_t *grh;
 	const uint8_t *bth;
-	const uint8_t *deth;	/* NULL unless the opcode is a UD SEND */
+	const uint8_t *deth;
 };
 
-/*
- * Finds the headers of the packet at @pkt, @len bytes from its LRH: a GRH
- * when the LRH's LNH is IBA global (its NxtHdr must be 0x1b), the BTH,
- * and the DETH of a UD SEND. IBK_OK; IBK_EINVAL for a NULL pointer, a raw
- * packet (LNH 0 or 1, no IBA transport), another NxtHdr, or a @len too
- * short for the headers it names.
+/**
+ * ibk_pkt_locate() - Finds the headers of a received packet
+ * @pkt: the packet as received: LRH first, up to the ICRC
+ * @len: @pkt's length in bytes
+ * @headers: receives the packet's headers; unchanged on error
+ *
+ * Finds the headers of the packet at @pkt, @len bytes from its LRH: a GRH when
+ * the LRH's LNH is IBA global (its NxtHdr must be 0x1b), the BTH, and the DETH
+ * of a UD SEND.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer, a raw packet (LNH 0 or 1, no
+ * IBA transport), another NxtHdr, or a @len too short for the headers it
+ * names.
  */
 static inline int ibk_pkt_locate(const void *pkt, size_t len,
 				 struct ibk_pkt_headers *headers)
@@ -2495,42 +3438,79 @@ static inline int ibk_pkt_locate(const void *pkt, size_t len,
  *	ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, n, verdicts)
  * ------------------------------------------------------------------------ */
 
+/**
+ * enum ibk_qp_type - The QP types the receive checks tell apart
+ * @IBK_QPT_SMI: QP0: no P_Key or Q_Key check
+ * @IBK_QPT_GSI: QP1: P_Key against the whole table (ib_tables.h)
+ * @IBK_QPT_RC: reliable connected
+ * @IBK_QPT_UC: unreliable connected
+ * @IBK_QPT_UD: unreliable datagram
+ */
 enum ibk_qp_type {
-	IBK_QPT_SMI,	/* QP0: no P_Key or Q_Key check */
-	IBK_QPT_GSI,	/* QP1: P_Key against the whole table (ib_tables.h) */
+	IBK_QPT_SMI,
+	IBK_QPT_GSI,
 	IBK_QPT_RC,
 	IBK_QPT_UC,
 	IBK_QPT_UD,
 };
 
-/* What a receive check needs of a QP context. */
+/**
+ * struct ibk_qp_keys - What a receive check needs of a QP context
+ * @type: the QP's type
+ * @pkey: value at the QP's P_Key index (resolved by caller)
+ * @pkey_index: used by ib_tables.h's checks
+ * @qkey: UD/GSI only
+ */
 struct ibk_qp_keys {
 	enum ibk_qp_type type;
-	ibk_pkey_t pkey;	/* value at the QP's P_Key index (resolved by caller) */
-	uint16_t   pkey_index;	/* used by ib_tables.h's checks */
-	ibk_qkey_t qkey;	/* UD/GSI only */
+	ibk_pkey_t pkey;
+	uint16_t   pkey_index;
+	ibk_qkey_t qkey;
 };
 
-/* Only IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are key violations to count. */
+/**
+ * enum ibk_rx_verdict - Only IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are key
+ * violations to count
+ * @IBK_RX_ACCEPT: every check passed
+ * @IBK_RX_DROP_PKEY: P_Key violation: count it (IBA 10.9)
+ * @IBK_RX_DROP_QKEY: Q_Key violation: count it
+ * @IBK_RX_DROP_NEED_TABLE: QP1 matches the port's whole table: ib_tables.h
+ * @IBK_RX_DROP_PORT: port not ARMED/ACTIVE or table stale (ib_tables.h)
+ * @IBK_RX_DROP_PKEY_INDEX: QP's P_Key index beyond the table (ib_tables.h)
+ * @IBK_RX_DROP_MALFORMED: NULL header, unknown QP type
+ * @IBK_RX_DROP_TVER: BTH TVer not 0
+ * @IBK_RX_DROP_OPCODE: opcode's transport or operation not the QP's
+ * @IBK_RX_DROP_MAD_VL: QP0 not on VL15, or QP1 on VL15
+ * @IBK_RX_DROP_MAD_LENGTH: QP0/QP1 payload not exactly 256 bytes
+ * @IBK_RX_DROP_PERMISSIVE: permissive LID not to QP0 as a DR SMP
+ * @IBK_RX_DROP_MAD_IMM: SEND with immediate to QP0 or QP1
+ */
 enum ibk_rx_verdict {
 	/* ibk_rx_ud_burst() computes these three values arithmetically */
 	IBK_RX_ACCEPT = 0,
-	IBK_RX_DROP_PKEY = 1,	/* P_Key violation: count it (IBA 10.9) */
-	IBK_RX_DROP_QKEY = 2,	/* Q_Key violation: count it */
-	IBK_RX_DROP_NEED_TABLE,	/* QP1 matches the port's whole table: ib_tables.h */
-	IBK_RX_DROP_PORT,	/* port not ARMED/ACTIVE or table stale (ib_tables.h) */
-	IBK_RX_DROP_PKEY_INDEX,	/* QP's P_Key index beyond the table (ib_tables.h) */
-	IBK_RX_DROP_MALFORMED,	/* NULL header, unknown QP type */
-	IBK_RX_DROP_TVER,	/* BTH TVer not 0 */
-	IBK_RX_DROP_OPCODE,	/* opcode's transport or operation not the QP's */
+	IBK_RX_DROP_PKEY = 1,
+	IBK_RX_DROP_QKEY = 2,
+	IBK_RX_DROP_NEED_TABLE,
+	IBK_RX_DROP_PORT,
+	IBK_RX_DROP_PKEY_INDEX,
+	IBK_RX_DROP_MALFORMED,
+	IBK_RX_DROP_TVER,
+	IBK_RX_DROP_OPCODE,
 	/* management datagram rules, from the LRH (ibk_port_rx_packet()) */
-	IBK_RX_DROP_MAD_VL,	/* QP0 not on VL15, or QP1 on VL15 */
-	IBK_RX_DROP_MAD_LENGTH,	/* QP0/QP1 payload not exactly 256 bytes */
-	IBK_RX_DROP_PERMISSIVE,	/* permissive LID not to QP0 as a DR SMP */
-	IBK_RX_DROP_MAD_IMM,	/* SEND with immediate to QP0 or QP1 */
+	IBK_RX_DROP_MAD_VL,
+	IBK_RX_DROP_MAD_LENGTH,
+	IBK_RX_DROP_PERMISSIVE,
+	IBK_RX_DROP_MAD_IMM,
 };
 
-/* Constant name of a verdict; "unknown" for a value outside the enum. */
+/**
+ * ibk_rx_verdict_name() - Constant name of a verdict; "unknown" for a value
+ * outside the enum
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_rx_verdict_name(enum ibk_rx_verdict v)
 {
 	switch (v) {
@@ -2557,15 +3537,23 @@ static inline bool ibk__qp_is_datagram(enum ibk_qp_type type)
 	return type == IBK_QPT_UD || type == IBK_QPT_SMI || type == IBK_QPT_GSI;
 }
 
-/*
- * The checks a receiver makes on the BTH before any key (IBA 9.2, 9.6;
- * the Linux soft-RoCE driver's hdr_check() and check_type_state()), for a
- * QP of a type in enum ibk_qp_type: IBK_RX_DROP_TVER unless TVer is 0;
- * IBK_RX_DROP_OPCODE unless the opcode's transport is the QP's (RC, UC;
- * UD for UD, SMI and GSI QPs) and, for those datagram QPs, the opcode is
- * a SEND only, with or without immediate: the only UD opcodes, and the
- * ones that carry a DETH. Else IBK_RX_ACCEPT. RC and UC opcodes are
- * checked for their transport only. Neither drop is a key violation.
+/**
+ * ibk_rx_check_header() - The BTH checks a receiver makes before any key
+ * @type: the QP type
+ * @bth: the BTH, 12 bytes, any alignment
+ *
+ * The checks a receiver makes on the BTH before any key (IBA 9.2, 9.6; the
+ * Linux soft-RoCE driver's hdr_check() and check_type_state()), for a QP of a
+ * type in enum ibk_qp_type.
+ *
+ * Else IBK_RX_ACCEPT. RC and UC opcodes are checked for their transport only.
+ * Neither drop is a key violation.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_RX_DROP_TVER unless TVer is 0; IBK_RX_DROP_OPCODE unless the
+ * opcode's transport is the QP's (RC, UC; UD for UD, SMI and GSI QPs) and, for
+ * those datagram QPs, the opcode is a SEND only, with or without immediate:
+ * the only UD opcodes, and the ones that carry a DETH.
  */
 static inline enum ibk_rx_verdict ibk_rx_check_header(enum ibk_qp_type type,
 						      const void *bth)
@@ -2590,23 +3578,31 @@ static inline bool ibk__qp_type_valid(enum ibk_qp_type type)
 	return (unsigned)type <= (unsigned)IBK_QPT_UD;
 }
 
-/*
- * The receive verdict for one packet to @qp, from its @bth and, when the
- * opcode carries one, the @deth after it, in the order a receiver checks
- * (rxe hdr_check()):
+/**
+ * ibk_rx_check() - The receive verdict for one packet to a QP, without a table
+ * @qp: the receiving QP's keys and type
+ * @bth: the BTH, 12 bytes, any alignment
+ * @deth: the DETH after it, 8 bytes, any alignment; read only for a UD SEND
+ *        to a UD QP
+ *
+ * The checks run in the order a receiver makes them (rxe hdr_check()).
+ * Drops are silent; the caller counts the key violations; the QP's state is
+ * left alone.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the first verdict that applies:
+ *
  *  - IBK_RX_DROP_MALFORMED if @qp or @bth is NULL or the QP type is not
  *    in enum ibk_qp_type;
  *  - the header checks of ibk_rx_check_header(): TVer, then the opcode;
- *  - SMI (QP0): IBK_RX_ACCEPT; QP0 checks neither key.
+ *  - SMI (QP0): IBK_RX_ACCEPT; QP0 checks neither key;
  *  - GSI (QP1): IBK_RX_DROP_NEED_TABLE; QP1 accepts a P_Key matching any
- *    entry of the port's table, which only ib_tables.h can see.
+ *    entry of the port's table, which only ib_tables.h can see;
  *  - UD: IBK_RX_DROP_MALFORMED if @deth is NULL;
  *  - RC, UC, UD: IBK_RX_DROP_PKEY unless ibk_pkey_match(QP, packet); an
  *    invalid QP key (an empty table entry) matches nothing;
  *  - UD: IBK_RX_DROP_QKEY unless the Q_Keys are equal;
  *  - else IBK_RX_ACCEPT.
- * @deth is read only for a UD SEND to a UD QP. Drops are silent; the
- * caller counts the key violations; the QP's state is left alone.
  */
 static inline enum ibk_rx_verdict ibk_rx_check(const struct ibk_qp_keys *qp,
 					       const void *bth,
@@ -2631,11 +3627,21 @@ static inline enum ibk_rx_verdict ibk_rx_check(const struct ibk_qp_keys *qp,
 	       IBK_RX_ACCEPT : IBK_RX_DROP_QKEY;
 }
 
-/*
+/**
+ * ibk_tx_fill_keys() - Send side: writes the P_Key and Q_Key into the headers
+ * @bth: the BTH to write, 12 bytes, any alignment
+ * @deth: the DETH to write, 8 bytes, any alignment
+ * @qp_pkey: the QP's P_Key
+ * @wr_qkey: the Q_Key of the send work request
+ * @qp_qkey: the QP's own Q_Key
+ *
  * Send side: writes the QP's P_Key into @bth and, if @deth is not NULL, the
  * Q_Key chosen by ibk_qkey_select(@wr_qkey, @qp_qkey) into @deth: a work
  * request Q_Key with its MSB set sends the QP context's Q_Key instead.
+ *
  * @bth must not be NULL.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_tx_fill_keys(void *bth, void *deth, ibk_pkey_t qp_pkey,
 				    ibk_qkey_t wr_qkey, ibk_qkey_t qp_qkey)
@@ -2797,15 +3803,19 @@ static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
 }
 #endif
 
-/*
- * Receive checks for a burst of n packets to one UD QP, the verdicts of
- * ibk_rx_check() for it: hdrs[i] points at a BTH and the 8 bytes after it
- * (its DETH, for a UD SEND), and verdicts[i] becomes IBK_RX_ACCEPT,
- * IBK_RX_DROP_PKEY, IBK_RX_DROP_QKEY, IBK_RX_DROP_OPCODE or
- * IBK_RX_DROP_TVER, the first check failing in the order of
- * ibk_rx_check(). Returns the number accepted. Every hdrs[i] must have
- * IBK_BTH_LEN + IBK_DETH_LEN readable bytes, at any alignment; the last 8
- * decide nothing unless the opcode carries a DETH.
+/**
+ * ibk_rx_ud_burst() - The receive checks of ibk_rx_check() for a burst of
+ * packets to one UD QP
+ * @qp_pkey: the QP's P_Key
+ * @qp_qkey: the QP's Q_Key
+ * @hdrs: @n pointers, each to a BTH and the 8 bytes after it (its DETH, for a
+ *        UD SEND): IBK_BTH_LEN + IBK_DETH_LEN readable bytes at any
+ *        alignment, the last 8 deciding nothing unless the opcode carries a
+ *        DETH
+ * @n: how many packets
+ * @verdicts: receives @n verdicts: IBK_RX_ACCEPT, IBK_RX_DROP_PKEY,
+ *            IBK_RX_DROP_QKEY, IBK_RX_DROP_OPCODE or IBK_RX_DROP_TVER, the
+ *            first check failing in the order of ibk_rx_check()
  *
  * The QP's keys are prepared once, in wire byte order, and the first four
  * BTH bytes (opcode, TVer, P_Key) are checked with one masked compare, the
@@ -2815,6 +3825,9 @@ static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
  * UD QP is sent anything else) is told apart in a second pass, run only
  * for a burst that holds one. On the build's vector path (ibk_simd_path())
  * the compares run on whole chunks of 16 packets.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the number accepted.
  */
 static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				     const void *const *hdrs, size_t n,
@@ -2895,34 +3908,63 @@ static inline size_t ibk_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
  *	ibk_mem_deregister(o, mr, key)
  * ------------------------------------------------------------------------ */
 
-typedef uint32_t ibk_rkey_t;	/* an L_Key or R_Key: index << 8 | key byte */
+/**
+ * typedef ibk_rkey_t - An L_Key or R_Key: its index << 8 | its key byte
+ */
+typedef uint32_t ibk_rkey_t;
 
 #define IBK_RKEY_INDEX_MAX	0x00ffffffu
 
-/* The key of object @index (bits above 24 ignored) with key byte
- * @key_byte: index << 8 | key byte (rxe_mr_init(), rxe_alloc_mw()). */
+/**
+ * ibk_rkey_make() - The key of object @index (bits above 24 ignored) with key
+ * byte @key_byte
+ * @index: the object's index, 24 bits
+ * @key_byte: the key byte (bits 0-7), the consumer-owned part
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the key of object @index (bits above 24 ignored) with key byte
+ * @key_byte: index << 8 | key byte (rxe_mr_init(), rxe_alloc_mw()).
+ */
 static inline ibk_rkey_t ibk_rkey_make(uint32_t index, uint8_t key_byte)
 {
 	return (index & IBK_RKEY_INDEX_MAX) << 8 | key_byte;
 }
 
-/* The object index a key names: its upper 24 bits. */
+/**
+ * ibk_rkey_index() - The object index a key names
+ * @key: an L_Key or R_Key
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the object index a key names: its upper 24 bits.
+ */
 static inline uint32_t ibk_rkey_index(ibk_rkey_t key)
 {
 	return key >> 8;
 }
 
-/* The consumer-owned key byte: the low 8 bits. */
+/**
+ * ibk_rkey_byte() - The consumer-owned key byte
+ * @key: an L_Key or R_Key
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the consumer-owned key byte: the low 8 bits.
+ */
 static inline uint8_t ibk_rkey_byte(ibk_rkey_t key)
 {
 	return (uint8_t)key;
 }
 
-/*
- * The next key of the same object: the key byte plus one, 0xff wrapping
- * to 0x00, the index kept, exactly what libibverbs' ibv_inc_rkey()
- * returns. It never equals @key, so a key taken before a re-bind or
- * re-registration misses; it comes back after 256 steps.
+/**
+ * ibk_rkey_next() - The next key of the same object
+ * @key: an L_Key or R_Key
+ *
+ * It never equals @key, so a key taken before a re-bind or re-registration
+ * misses; it comes back after 256 steps.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the next key of the same object: the key byte plus one, 0xff
+ * wrapping to 0x00, the index kept, exactly what libibverbs' ibv_inc_rkey()
+ * returns.
  */
 static inline ibk_rkey_t ibk_rkey_next(ibk_rkey_t key)
 {
@@ -2950,12 +3992,17 @@ static inline ibk_rkey_t ibk_rkey_next(ibk_rkey_t key)
 /* The flags a window may carry (ibv_bind_mw(3)). */
 #define IBK_ACCESS_MW_FLAGS	(IBK_ACCESS_REMOTE | IBK_ACCESS_ZERO_BASED)
 
-/*
- * The registration rule: false if @access grants remote write or remote
- * atomic without local write, which ibv_reg_mr(3) refuses (kernel
- * ib_check_mr_access()); local read is always granted. The same rule
- * binds a window's remote write or atomic to its MR's local write
- * (C10-74).
+/**
+ * ibk_access_reg_ok() - The registration rule
+ * @access: IBK_ACCESS_* flags
+ *
+ * The same rule binds a window's remote write or atomic to its MR's local
+ * write (C10-74).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: false if @access grants remote write or remote atomic without local
+ * write, which ibv_reg_mr(3) refuses (kernel ib_check_mr_access()); local read
+ * is always granted.
  */
 static inline bool ibk_access_reg_ok(uint32_t access)
 {
@@ -2965,11 +4012,18 @@ static inline bool ibk_access_reg_ok(uint32_t access)
 	return (needs_local & ~access & IBK_ACCESS_LOCAL_WRITE) == 0;
 }
 
-/*
- * True if @granted includes every bit of @requested: requested is a
- * subset of granted. Newer rxe compares this way (lookup_mr(),
- * rxe_lookup_mw()); older rxe accepted any one bit in common, which
- * passed a request whose bits were only partly granted.
+/**
+ * ibk_access_allows() - Whether @granted includes every bit of @requested
+ * @granted: the IBK_ACCESS_* flags the key grants
+ * @requested: the IBK_ACCESS_* flag the request needs
+ *
+ * Newer rxe compares this way (lookup_mr(), rxe_lookup_mw()); older rxe
+ * accepted any one bit in common, which passed a request whose bits were only
+ * partly granted.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if @granted includes every bit of @requested: requested is a
+ * subset of granted.
  */
 static inline bool ibk_access_allows(uint32_t granted, uint32_t requested)
 {
@@ -2996,16 +4050,30 @@ static inline unsigned ibk__first_failure(uint32_t failed, unsigned ok,
 	return failed ? first + i : ok;
 }
 
-/* Why an access range is, or is not, inside a region. */
+/**
+ * enum ibk_range_verdict - Why an access range is, or is not, inside a region
+ * @IBK_RANGE_IN: base <= iova, iova + len <= end
+ * @IBK_RANGE_REGION_WRAPS: base + region length past 2^64
+ * @IBK_RANGE_WRAPS: iova + length past 2^64
+ * @IBK_RANGE_BELOW: iova below the region's base
+ * @IBK_RANGE_BEYOND: iova + length past the region's end
+ */
 enum ibk_range_verdict {
-	IBK_RANGE_IN = 0,		/* base <= iova, iova + len <= end */
-	IBK_RANGE_REGION_WRAPS,		/* base + region length past 2^64 */
-	IBK_RANGE_WRAPS,		/* iova + length past 2^64 */
-	IBK_RANGE_BELOW,		/* iova below the region's base */
-	IBK_RANGE_BEYOND,		/* iova + length past the region's end */
+	IBK_RANGE_IN = 0,
+	IBK_RANGE_REGION_WRAPS,
+	IBK_RANGE_WRAPS,
+	IBK_RANGE_BELOW,
+	IBK_RANGE_BEYOND,
 };
 
-/* Constant name of a range verdict; "unknown" outside the enum. */
+/**
+ * ibk_range_verdict_name() - Constant name of a range verdict; "unknown"
+ * outside the enum
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_range_verdict_name(enum ibk_range_verdict v)
 {
 	switch (v) {
@@ -3032,19 +4100,30 @@ static inline uint32_t ibk__range_past_2_64(uint64_t start, uint64_t length)
 	return (uint32_t)((end < start) & (end != 0));
 }
 
-/*
+/**
+ * ibk_mem_range_check() - Where an access range lies against a region, exactly
+ * @iova: the I/O virtual address
+ * @length: the length in bytes
+ * @base: the region's first address
+ * @region_length: the region's length in bytes
+ *
  * Where [@iova, @iova + @length) lies against the region [@base, @base +
- * @region_length), computed exactly in 64-bit arithmetic: a range may end
- * at 2^64 (its last byte 2^64 - 1), never past it, and ends are never
- * compared after wrapping. rxe's u64 form (iova + length > base + length)
- * lets iova 0xfffffffffffffc00 with length 0x400 (sum 0) pass against any
- * region; the rxe overflow series (May 2026) refuses wrapped sums; Linux
- * 6.1's mr_check_range() compares without summing and serves an MR ending
- * at 2^64. Here, inside means iova >= base and iova - base <= region
- * length - length, with length <= region length: no sum is compared. A
- * zero-length range is inside when base <= iova <= end. In order:
- * IBK_RANGE_REGION_WRAPS, IBK_RANGE_WRAPS, IBK_RANGE_BELOW,
- * IBK_RANGE_BEYOND, else IBK_RANGE_IN. Branch-free.
+ * @region_length), computed exactly in 64-bit arithmetic: a range may end at
+ * 2^64 (its last byte 2^64 - 1), never past it, and ends are never compared
+ * after wrapping. rxe's u64 form (iova + length > base + length) lets iova
+ * 0xfffffffffffffc00 with length 0x400 (sum 0) pass against any region; the
+ * rxe overflow series (May 2026) refuses wrapped sums; Linux 6.1's
+ * mr_check_range() compares without summing and serves an MR ending at 2^64.
+ *
+ * Here, inside means iova >= base and iova - base <= region length - length,
+ * with length <= region length: no sum is compared. A zero-length range is
+ * inside when base <= iova <= end. In order: IBK_RANGE_REGION_WRAPS,
+ * IBK_RANGE_WRAPS, IBK_RANGE_BELOW, IBK_RANGE_BEYOND, else IBK_RANGE_IN.
+ * Branch-free.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_RANGE_IN, or the enum ibk_range_verdict that says which bound
+ * the range crosses.
  */
 static inline enum ibk_range_verdict
 ibk_mem_range_check(uint64_t iova, uint64_t length, uint64_t base,
@@ -3061,9 +4140,21 @@ ibk_mem_range_check(uint64_t iova, uint64_t length, uint64_t base,
 		failed, IBK_RANGE_IN, IBK_RANGE_REGION_WRAPS);
 }
 
-/* True iff [@iova, @iova + @length) lies in [@base, @base +
- * @region_length), neither range ending past 2^64: ibk_mem_range_check()
- * says IBK_RANGE_IN. The same comparisons, without the reason. */
+/**
+ * ibk_mem_range_ok() - Whether an access range lies in a region
+ * @iova: the I/O virtual address
+ * @length: the length in bytes
+ * @base: the region's first address
+ * @region_length: the region's length in bytes
+ *
+ * True iff [@iova, @iova + @length) lies in [@base, @base + @region_length),
+ * neither range ending past 2^64: ibk_mem_range_check() says IBK_RANGE_IN.
+ *
+ * The same comparisons, without the reason.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if the range lies in the region.
+ */
 static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
 				    uint64_t base, uint64_t region_length)
 {
@@ -3073,7 +4164,19 @@ static inline bool ibk_mem_range_ok(uint64_t iova, uint64_t length,
 		(iova - base > region_length - length)) == 0;
 }
 
-/* Work completion status, numbered as enum ibv_wc_status (verbs.h). */
+/**
+ * enum ibk_wc_status - Work completion status, numbered as enum ibv_wc_status
+ * (verbs.h)
+ * @IBK_WC_SUCCESS: success
+ * @IBK_WC_LOC_QP_OP_ERR: local QP operation error
+ * @IBK_WC_MW_BIND_ERR: memory window bind error
+ * @IBK_WC_BAD_RESP_ERR: bad response
+ * @IBK_WC_REM_INV_REQ_ERR: remote invalid request (NAK 0x61)
+ * @IBK_WC_REM_ACCESS_ERR: remote access error (NAK 0x62)
+ * @IBK_WC_REM_OP_ERR: remote operation error (NAK 0x63)
+ * @IBK_WC_RETRY_EXC_ERR: transport retry count exceeded
+ * @IBK_WC_RNR_RETRY_EXC_ERR: RNR retry count exceeded
+ */
 enum ibk_wc_status {
 	IBK_WC_SUCCESS = 0,
 	IBK_WC_LOC_QP_OP_ERR = 2,
@@ -3086,15 +4189,24 @@ enum ibk_wc_status {
 	IBK_WC_RNR_RETRY_EXC_ERR = 13,
 };
 
-/*
- * The status a requester completes the WQE with once @syndrome answered
- * it (rxe_comp.c check_ack()): IBK_WC_SUCCESS for an ACK; for a NAK
- * 0x61 IBK_WC_REM_INV_REQ_ERR, 0x62 IBK_WC_REM_ACCESS_ERR, any other
- * code but 0x60 IBK_WC_REM_OP_ERR. An RNR NAK and a PSN sequence NAK make
- * it retry: IBK_WC_RNR_RETRY_EXC_ERR and IBK_WC_RETRY_EXC_ERR are what it
- * ends with if the retries run out. The reserved type gives
- * IBK_WC_BAD_RESP_ERR (the library's choice: rxe fails the WQE without
- * naming a status).
+/**
+ * ibk_aeth_wc_status() - The completion status an AETH syndrome gives the
+ * requester
+ * @syndrome: an AETH syndrome byte
+ *
+ * The status a requester completes the WQE with once @syndrome answered it
+ * (rxe_comp.c check_ack()).
+ *
+ * An RNR NAK and a PSN sequence NAK make it retry: IBK_WC_RNR_RETRY_EXC_ERR
+ * and IBK_WC_RETRY_EXC_ERR are what it ends with if the retries run out. The
+ * reserved type gives IBK_WC_BAD_RESP_ERR (the library's choice: rxe fails the
+ * WQE without naming a status).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the status a requester completes the WQE with once @syndrome
+ * answered it (rxe_comp.c check_ack()): IBK_WC_SUCCESS for an ACK; for a NAK
+ * 0x61 IBK_WC_REM_INV_REQ_ERR, 0x62 IBK_WC_REM_ACCESS_ERR, any other code but
+ * 0x60 IBK_WC_REM_OP_ERR.
  */
 static inline enum ibk_wc_status ibk_aeth_wc_status(uint8_t syndrome)
 {
@@ -3112,94 +4224,155 @@ static inline enum ibk_wc_status ibk_aeth_wc_status(uint8_t syndrome)
 	}
 }
 
-/* What a key names: numbered as ibv_mw_type for the windows. */
+/**
+ * enum ibk_mem_kind - What a key names: numbered as ibv_mw_type for the
+ * windows
+ * @IBK_MEM_MR: registered region (ibv_reg_mr)
+ * @IBK_MEM_MW1: type 1 window, bound by ibv_bind_mw()
+ * @IBK_MEM_MW2: type 2 window, bound by a BIND_MW WR
+ * @IBK_MEM_MR_FAST: fast-register region (ibv_alloc_mr)
+ */
 enum ibk_mem_kind {
-	IBK_MEM_MR = 0,		/* registered region (ibv_reg_mr) */
-	IBK_MEM_MW1 = 1,	/* type 1 window, bound by ibv_bind_mw() */
-	IBK_MEM_MW2 = 2,	/* type 2 window, bound by a BIND_MW WR */
-	IBK_MEM_MR_FAST = 3,	/* fast-register region (ibv_alloc_mr) */
+	IBK_MEM_MR = 0,
+	IBK_MEM_MW1 = 1,
+	IBK_MEM_MW2 = 2,
+	IBK_MEM_MR_FAST = 3,
 };
 
-/* Object states, as rxe names them. */
+/**
+ * enum ibk_mem_state - Object states, as rxe names them
+ * @IBK_MEM_INVALID: no object: never allocated, or freed
+ * @IBK_MEM_FREE: allocated, not usable: unbound type 2 window, unregistered or
+ * invalidated fast-register region
+ * @IBK_MEM_VALID: usable
+ */
 enum ibk_mem_state {
-	IBK_MEM_INVALID = 0,	/* no object: never allocated, or freed */
-	IBK_MEM_FREE = 1,	/* allocated, not usable: unbound type 2
-				 * window, unregistered or invalidated
-				 * fast-register region */
-	IBK_MEM_VALID = 2,	/* usable */
+	IBK_MEM_INVALID = 0,
+	IBK_MEM_FREE = 1,
+	IBK_MEM_VALID = 2,
 };
 
-/*
- * A region's or window's attributes, as a responder keeps them. Remote
- * addresses are iovas in [addr, addr + length); for a window with
- * IBK_ACCESS_ZERO_BASED, offsets in [0, length), and its addr is where it
- * starts in its MR. A type 1 window of length 0 is unbound.
+/**
+ * struct ibk_mem_attr - A region's or window's attributes, as a responder
+ * keeps them
+ * @addr: where the object starts: a region's iova, a window's address in its
+ * MR
+ * @length: its length in bytes
+ * @rkey: R_Key (rxe: the L_Key too)
+ * @pd: protection domain, any handle
+ * @access: IBK_ACCESS_* granted
+ * @qpn: type 2 window: the QP it is bound to (a number: not to be reused while
+ * bound, see ibk_mr_table_bind())
+ * @mr_index: window: the index of the MR it is bound to
+ * @windows: region: windows bound to it
+ * @kind: enum ibk_mem_kind
+ * @state: enum ibk_mem_state
  *
- * A region's addr is its iova, and IBK_ACCESS_ZERO_BASED on a region is
- * not read at access, as in Linux 6.1's rxe (check_rkey() offsets only a
- * zero-based window; mr_check_range() compares with the MR's iova): a
- * zero-based region is one whose iova is 0, the same effect the verbs
- * give it (ibv_reg_mr(3): ibv_reg_mr_iova() with hca_va 0 "has the same
- * effect as IBV_ACCESS_ZERO_BASED"; ib_map_mr_sg() users set mr->iova).
- * A stack registering with the flag stores addr 0. The flag still keeps
- * a window from binding to the region (ibk_mw_bind_check()).
+ * Remote addresses are iovas in [addr, addr + length); for a window with
+ * IBK_ACCESS_ZERO_BASED, offsets in [0, length), and its addr is where it
+ * starts in its MR. A type 1 window of length 0 is unbound. A region's addr is
+ * its iova, and IBK_ACCESS_ZERO_BASED on a region is not read at access, as in
+ * Linux 6.1's rxe (check_rkey() offsets only a zero-based window;
+ * mr_check_range() compares with the MR's iova): a zero-based region is one
+ * whose iova is 0, the same effect the verbs give it (ibv_reg_mr(3):
+ * ibv_reg_mr_iova() with hca_va 0 "has the same effect as
+ * IBV_ACCESS_ZERO_BASED"; ib_map_mr_sg() users set mr->iova). A stack
+ * registering with the flag stores addr 0. The flag still keeps a window from
+ * binding to the region (ibk_mw_bind_check()).
  */
 struct ibk_mem_attr {
 	uint64_t addr;
 	uint64_t length;
-	ibk_rkey_t rkey;	/* R_Key (rxe: the L_Key too) */
-	uint32_t pd;		/* protection domain, any handle */
-	uint32_t access;	/* IBK_ACCESS_* granted */
-	uint32_t qpn;		/* type 2 window: the QP it is bound to
-				 * (a number: not to be reused while
-				 * bound, see ibk_mr_table_bind()) */
-	uint32_t mr_index;	/* window: the index of the MR it is bound to */
-	uint32_t windows;	/* region: windows bound to it */
-	uint8_t kind;		/* enum ibk_mem_kind */
-	uint8_t state;		/* enum ibk_mem_state */
+	ibk_rkey_t rkey;
+	uint32_t pd;
+	uint32_t access;
+	uint32_t qpn;
+	uint32_t mr_index;
+	uint32_t windows;
+	uint8_t kind;
+	uint8_t state;
 };
 
-/* What the responder check needs of the QP a request arrived on. */
+/**
+ * struct ibk_mem_qp - What the responder check needs of the QP a request
+ * arrived on
+ * @type: IBK_QPT_RC or IBK_QPT_UC
+ * @qpn: the QP's number
+ * @pd: the QP's protection domain, any handle
+ * @access: qp_access_flags: IBK_ACCESS_REMOTE_*
+ */
 struct ibk_mem_qp {
-	enum ibk_qp_type type;	/* IBK_QPT_RC or IBK_QPT_UC */
+	enum ibk_qp_type type;
 	uint32_t qpn;
 	uint32_t pd;
-	uint32_t access;	/* qp_access_flags: IBK_ACCESS_REMOTE_* */
+	uint32_t access;
 };
 
-/* What a request asks for, from its BTH and RETH or AtomicETH. */
+/**
+ * struct ibk_mem_request - What a request asks for, from its BTH and RETH or
+ * AtomicETH
+ * @va: the remote virtual address the request starts at
+ * @rkey: the R_Key it carries
+ * @length: RETH DMA length; 8 for an atomic, at least 8 for an ATOMIC WRITE
+ * @access: IBK_ACCESS_REMOTE_*; 0: no access asked
+ * @opcode: its BTH opcode
+ * @atomic: ATOMIC or ATOMIC WRITE: 8-aligned, no zero-length exemption
+ * @continues: WRITE MIDDLE or LAST: the QP's access only, no R_Key (the first
+ * packet's)
+ */
 struct ibk_mem_request {
 	uint64_t va;
 	uint32_t rkey;
-	uint32_t length;	/* RETH DMA length; 8 for an atomic, at
-				 * least 8 for an ATOMIC WRITE */
-	uint32_t access;	/* IBK_ACCESS_REMOTE_*; 0: no access asked */
+	uint32_t length;
+	uint32_t access;
 	uint8_t opcode;
-	bool atomic;		/* ATOMIC or ATOMIC WRITE: 8-aligned, no
-				 * zero-length exemption */
-	bool continues;		/* WRITE MIDDLE or LAST: the QP's access
-				 * only, no R_Key (the first packet's) */
+	bool atomic;
+	bool continues;
 };
 
-/* The responder's verdict on a request, first failing check first. */
+/**
+ * enum ibk_mem_verdict - The responder's verdict on a request, first failing
+ * check first
+ * @IBK_MEM_OK: access granted, or a 0-byte READ/WRITE
+ * @IBK_MEM_NO_RKEY: the opcode carries no R_Key to check
+ * @IBK_MEM_DROP_HEADER: ibk_rx_check_header() refused it
+ * @IBK_MEM_ERR_OPCODE: FLUSH: not covered here (NAK 0x61)
+ * @IBK_MEM_ERR_QP_ACCESS: QP's access flags lack the op (0x61)
+ * @IBK_MEM_ERR_LENGTH: RETH DMA length above 2^31 (0x61)
+ * @IBK_MEM_ERR_KEY: no object, or not this key (0x62)
+ * @IBK_MEM_ERR_PD: object in another PD (0x62)
+ * @IBK_MEM_ERR_WINDOW_QP: type 2 window of another QP (0x62)
+ * @IBK_MEM_ERR_UNBOUND: window of length 0 (0x62)
+ * @IBK_MEM_ERR_ACCESS: op not granted by the object (0x62)
+ * @IBK_MEM_ERR_STATE: object not VALID (0x62)
+ * @IBK_MEM_ERR_RANGE: bytes outside the object (0x62)
+ * @IBK_MEM_ERR_ALIGN: atomic address not 8-aligned (0x61)
+ */
 enum ibk_mem_verdict {
-	IBK_MEM_OK = 0,		/* access granted, or a 0-byte READ/WRITE */
-	IBK_MEM_NO_RKEY,	/* the opcode carries no R_Key to check */
-	IBK_MEM_DROP_HEADER,	/* ibk_rx_check_header() refused it */
-	IBK_MEM_ERR_OPCODE,	/* FLUSH: not covered here (NAK 0x61) */
-	IBK_MEM_ERR_QP_ACCESS,	/* QP's access flags lack the op (0x61) */
-	IBK_MEM_ERR_LENGTH,	/* RETH DMA length above 2^31 (0x61) */
-	IBK_MEM_ERR_KEY,	/* no object, or not this key (0x62) */
-	IBK_MEM_ERR_PD,		/* object in another PD (0x62) */
-	IBK_MEM_ERR_WINDOW_QP,	/* type 2 window of another QP (0x62) */
-	IBK_MEM_ERR_UNBOUND,	/* window of length 0 (0x62) */
-	IBK_MEM_ERR_ACCESS,	/* op not granted by the object (0x62) */
-	IBK_MEM_ERR_STATE,	/* object not VALID (0x62) */
-	IBK_MEM_ERR_RANGE,	/* bytes outside the object (0x62) */
-	IBK_MEM_ERR_ALIGN,	/* atomic address not 8-aligned (0x61) */
+	IBK_MEM_OK = 0,
+	IBK_MEM_NO_RKEY,
+	IBK_MEM_DROP_HEADER,
+	IBK_MEM_ERR_OPCODE,
+	IBK_MEM_ERR_QP_ACCESS,
+	IBK_MEM_ERR_LENGTH,
+	IBK_MEM_ERR_KEY,
+	IBK_MEM_ERR_PD,
+	IBK_MEM_ERR_WINDOW_QP,
+	IBK_MEM_ERR_UNBOUND,
+	IBK_MEM_ERR_ACCESS,
+	IBK_MEM_ERR_STATE,
+	IBK_MEM_ERR_RANGE,
+	IBK_MEM_ERR_ALIGN,
 };
 
-/* Constant name of a responder verdict; "unknown" outside the enum. */
+/**
+ * ibk_mem_verdict_name() - Constant name of a responder verdict; "unknown"
+ * outside the enum
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_mem_verdict_name(enum ibk_mem_verdict v)
 {
 	switch (v) {
@@ -3221,13 +4394,18 @@ static inline const char *ibk_mem_verdict_name(enum ibk_mem_verdict v)
 	}
 }
 
-/*
- * The AETH syndrome an RC responder answers a verdict with (rxe_resp.c
- * rxe_responder()): 0 for none (IBK_MEM_OK, IBK_MEM_NO_RKEY, and the
- * silent IBK_MEM_DROP_HEADER); IBK_NAK_INVALID_REQUEST for the opcode,
- * QP access, length and alignment errors ("class C", QP to error);
- * IBK_NAK_REMOTE_ACCESS for every R_Key violation. A UC responder sends
- * nothing and drops the message instead.
+/**
+ * ibk_mem_verdict_nak() - The AETH syndrome an RC responder answers a verdict
+ * with (rxe_resp.c rxe_responder())
+ * @v: a verdict
+ *
+ * A UC responder sends nothing and drops the message instead.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: 0 for none (IBK_MEM_OK, IBK_MEM_NO_RKEY, and the silent
+ * IBK_MEM_DROP_HEADER); IBK_NAK_INVALID_REQUEST for the opcode, QP access,
+ * length and alignment errors ("class C", QP to error); IBK_NAK_REMOTE_ACCESS
+ * for every R_Key violation.
  */
 static inline uint8_t ibk_mem_verdict_nak(enum ibk_mem_verdict v)
 {
@@ -3246,10 +4424,15 @@ static inline uint8_t ibk_mem_verdict_nak(enum ibk_mem_verdict v)
 	}
 }
 
-/*
- * The status an RC requester completes its WQE with after this verdict:
- * that of the NAK sent (ibk_aeth_wc_status()), IBK_WC_SUCCESS when none
- * is, and IBK_WC_RETRY_EXC_ERR for a silent drop, which the requester
+/**
+ * ibk_mem_verdict_wc_status() - The status an RC requester completes its WQE
+ * with after this verdict
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the status an RC requester completes its WQE with after this
+ * verdict: that of the NAK sent (ibk_aeth_wc_status()), IBK_WC_SUCCESS when
+ * none is, and IBK_WC_RETRY_EXC_ERR for a silent drop, which the requester
  * retransmits until its retry count runs out.
  */
 static inline enum ibk_wc_status
@@ -3332,33 +4515,39 @@ static inline unsigned ibk__mem_op_class(uint8_t opcode)
 	return opcode < 64 ? ibk__mem_op6_class(opcode) : 0;
 }
 
-/*
- * The first steps of the responder check: IBK_MEM_DROP_HEADER unless
- * ibk_rx_check_header() accepts @bth for a QP of @type (TVer, and an
- * opcode of the QP's transport); then what the opcode asks for, into
- * *@req. RDMA WRITE FIRST and ONLY (with or without immediate) and ATOMIC
- * WRITE ask for IBK_ACCESS_REMOTE_WRITE over the RETH's range, RDMA READ
- * for IBK_ACCESS_REMOTE_READ, COMPARE SWAP and FETCH ADD for
- * IBK_ACCESS_REMOTE_ATOMIC over the 8 bytes at the AtomicETH's address
- * (rxe check_rkey()): IBK_MEM_OK. An ATOMIC WRITE's range is the RETH's
- * but never shorter than the 8 bytes it writes: rxe checks the RETH's
- * range in check_rkey() and the 8 bytes again when it executes
- * (rxe_mr_do_atomic_write(), oA19-28), and the library checks both at
- * once. FLUSH: IBK_MEM_ERR_OPCODE. Any other opcode carries no R_Key to
- * check: IBK_MEM_NO_RKEY. Of those, WRITE MIDDLE and LAST (with or without
- * immediate) continue the first packet's checked range but still need
- * the QP's REMOTE_WRITE, which rxe's check_op_valid() tests on every
- * WRITE packet (an access change by ibv_modify_qp() mid-message counts):
- * req->access IBK_ACCESS_REMOTE_WRITE and req->continues, for
- * ibk_mem_check(). SENDs and opcodes the transport does not define (the
- * header check passes them by transport, as rxe's does) leave req->access
- * 0. The RETH or AtomicETH is read at @bth + IBK_BTH_LEN only when the
- * opcode carries one. @req is filled in every case.
+/**
+ * ibk_mem_request_parse() - The first steps of the responder check: the
+ * header, then what the opcode asks for
+ * @type: the QP's type
+ * @bth: the BTH, followed by its RETH or AtomicETH when the opcode carries one
+ * @req: receives the request, in every case
  *
- * The opcode is classified by one table lookup; which of the two headers
- * is read makes no branch, as both have the address at 0 and the R_Key
- * at 8 (an AtomicETH's bytes 12-15, where a RETH has its length, are
- * read and dropped).
+ * RDMA WRITE FIRST and ONLY (with or without immediate) and ATOMIC WRITE ask
+ * for IBK_ACCESS_REMOTE_WRITE over the RETH's range, RDMA READ for
+ * IBK_ACCESS_REMOTE_READ, COMPARE SWAP and FETCH ADD for
+ * IBK_ACCESS_REMOTE_ATOMIC over the 8 bytes at the AtomicETH's address (rxe
+ * check_rkey()). An ATOMIC WRITE's range is the RETH's but never shorter
+ * than the 8 bytes it writes: rxe checks the RETH's range in check_rkey() and
+ * the 8 bytes again when it executes (rxe_mr_do_atomic_write(), oA19-28), and
+ * the library checks both at once. WRITE MIDDLE and LAST (with or without
+ * immediate) continue the first packet's checked range but still need the
+ * QP's REMOTE_WRITE, which rxe's check_op_valid() tests on every WRITE packet
+ * (an access change by ibv_modify_qp() mid-message counts): req->access
+ * IBK_ACCESS_REMOTE_WRITE and req->continues, for ibk_mem_check(). SENDs and
+ * opcodes the transport does not define (the header check passes them by
+ * transport, as rxe's does) leave req->access 0. The RETH or AtomicETH is
+ * read at @bth + IBK_BTH_LEN only when the opcode carries one.
+ *
+ * The opcode is classified by one table lookup; which of the two headers is
+ * read makes no branch, as both have the address at 0 and the R_Key at 8 (an
+ * AtomicETH's bytes 12-15, where a RETH has its length, are read and
+ * dropped).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEM_DROP_HEADER unless ibk_rx_check_header() accepts @bth for a
+ * QP of @type (TVer, and an opcode of the QP's transport); IBK_MEM_OK for a
+ * request that carries an R_Key to check; IBK_MEM_ERR_OPCODE for FLUSH;
+ * IBK_MEM_NO_RKEY for any other opcode.
  */
 static inline enum ibk_mem_verdict
 ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
@@ -3458,12 +4647,24 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 							IBK_MEM_ERR_KEY);
 }
 
-/*
- * The responder check for a request parsed by ibk_mem_request_parse()
- * (whose IBK_MEM_OK it continues), against @r, the object at the index of
- * req->rkey, or NULL if there is none, and, when @r is a window, @mr, the
- * region at r->mr_index it is bound to (NULL if none; not read for a
- * region). In rxe's order:
+/**
+ * ibk_mem_check() - The responder's R_Key check of a parsed request against
+ * the object its key names
+ * @qp: the QP the request arrived on: its PD, number and access flags
+ * @req: the request, which ibk_mem_request_parse() answered IBK_MEM_OK (or
+ *       IBK_MEM_NO_RKEY)
+ * @r: the object at the index of req->rkey, or NULL if there is none
+ * @mr: when @r is a window, the region at r->mr_index it is bound to (NULL if
+ *      none); not read for a region
+ *
+ * A @req the parse answered IBK_MEM_NO_RKEY gives IBK_MEM_NO_RKEY, but for a
+ * WRITE MIDDLE or LAST (req->continues) to a QP whose own access flags lack
+ * REMOTE_WRITE: IBK_MEM_ERR_QP_ACCESS, as rxe's check_op_valid() answers on
+ * every WRITE packet.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the first verdict that applies, in rxe's order:
+ *
  *  - IBK_MEM_ERR_QP_ACCESS unless the QP's own access flags grant the
  *    operation (check_op_valid(): an invalid request, not an access
  *    error);
@@ -3490,10 +4691,6 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
  *  - IBK_MEM_ERR_ALIGN for an atomic whose address is not 8-aligned
  *    (rxe checks the host address it maps to);
  *  - else IBK_MEM_OK.
- * A @req the parse answered IBK_MEM_NO_RKEY gives IBK_MEM_NO_RKEY, but
- * for a WRITE MIDDLE or LAST (req->continues) to a QP whose own access
- * flags lack REMOTE_WRITE: IBK_MEM_ERR_QP_ACCESS, as rxe's
- * check_op_valid() answers on every WRITE packet.
  */
 static inline enum ibk_mem_verdict
 ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
@@ -3518,31 +4715,60 @@ ibk_mem_check(const struct ibk_mem_qp *qp, const struct ibk_mem_request *req,
 	return ibk__mem_object_verdict(qp, req, r, mr);
 }
 
-/* The results of the management operations below. */
+/**
+ * enum ibk_memop_verdict - The results of the management operations below
+ * @IBK_MEMOP_OK: done
+ * @IBK_MEMOP_ERR_KEY: no object, or not this key
+ * @IBK_MEMOP_ERR_TYPE: not for an object of this kind
+ * @IBK_MEMOP_ERR_STATE: not in the state it needs
+ * @IBK_MEMOP_ERR_ACCESS: access bits refused
+ * @IBK_MEMOP_ERR_PD: QP and object in different PDs
+ * @IBK_MEMOP_ERR_INDEX: new key names another object
+ * @IBK_MEMOP_ERR_SAME_KEY: new key byte equals the old one
+ * @IBK_MEMOP_ERR_WINDOWS_BOUND: region still has windows bound
+ * @IBK_MEMOP_ERR_ZERO_BASED: zero-based type 1 window
+ * @IBK_MEMOP_ERR_NO_MR: type 2 bind without MR or length
+ * @IBK_MEMOP_ERR_MR_KEY: bind: no MR with that L_Key
+ * @IBK_MEMOP_ERR_MR_ZERO_BASED: bind to a zero-based MR
+ * @IBK_MEMOP_ERR_MR_BIND: bind: MR lacks MW_BIND
+ * @IBK_MEMOP_ERR_MR_LOCAL_WRITE: bind: MR lacks local write
+ * @IBK_MEMOP_ERR_RANGE: bind: window outside the MR
+ * @IBK_MEMOP_ERR_IN_USE: register: index holds an object
+ * @IBK_MEMOP_ERR_MR_PD: bind: MR in another PD
+ * @IBK_MEMOP_ERR_WINDOW_QP: type 2 window of another QP
+ * @IBK_MEMOP_ERR_INVALID: ib_tables.h: a NULL argument
+ */
 enum ibk_memop_verdict {
 	IBK_MEMOP_OK = 0,
-	IBK_MEMOP_ERR_KEY,		/* no object, or not this key */
-	IBK_MEMOP_ERR_TYPE,		/* not for an object of this kind */
-	IBK_MEMOP_ERR_STATE,		/* not in the state it needs */
-	IBK_MEMOP_ERR_ACCESS,		/* access bits refused */
-	IBK_MEMOP_ERR_PD,		/* QP and object in different PDs */
-	IBK_MEMOP_ERR_INDEX,		/* new key names another object */
-	IBK_MEMOP_ERR_SAME_KEY,		/* new key byte equals the old one */
-	IBK_MEMOP_ERR_WINDOWS_BOUND,	/* region still has windows bound */
-	IBK_MEMOP_ERR_ZERO_BASED,	/* zero-based type 1 window */
-	IBK_MEMOP_ERR_NO_MR,		/* type 2 bind without MR or length */
-	IBK_MEMOP_ERR_MR_KEY,		/* bind: no MR with that L_Key */
-	IBK_MEMOP_ERR_MR_ZERO_BASED,	/* bind to a zero-based MR */
-	IBK_MEMOP_ERR_MR_BIND,		/* bind: MR lacks MW_BIND */
-	IBK_MEMOP_ERR_MR_LOCAL_WRITE,	/* bind: MR lacks local write */
-	IBK_MEMOP_ERR_RANGE,		/* bind: window outside the MR */
-	IBK_MEMOP_ERR_IN_USE,		/* register: index holds an object */
-	IBK_MEMOP_ERR_MR_PD,		/* bind: MR in another PD */
-	IBK_MEMOP_ERR_WINDOW_QP,	/* type 2 window of another QP */
-	IBK_MEMOP_ERR_INVALID,		/* ib_tables.h: a NULL argument */
+	IBK_MEMOP_ERR_KEY,
+	IBK_MEMOP_ERR_TYPE,
+	IBK_MEMOP_ERR_STATE,
+	IBK_MEMOP_ERR_ACCESS,
+	IBK_MEMOP_ERR_PD,
+	IBK_MEMOP_ERR_INDEX,
+	IBK_MEMOP_ERR_SAME_KEY,
+	IBK_MEMOP_ERR_WINDOWS_BOUND,
+	IBK_MEMOP_ERR_ZERO_BASED,
+	IBK_MEMOP_ERR_NO_MR,
+	IBK_MEMOP_ERR_MR_KEY,
+	IBK_MEMOP_ERR_MR_ZERO_BASED,
+	IBK_MEMOP_ERR_MR_BIND,
+	IBK_MEMOP_ERR_MR_LOCAL_WRITE,
+	IBK_MEMOP_ERR_RANGE,
+	IBK_MEMOP_ERR_IN_USE,
+	IBK_MEMOP_ERR_MR_PD,
+	IBK_MEMOP_ERR_WINDOW_QP,
+	IBK_MEMOP_ERR_INVALID,
 };
 
-/* Constant name of a management verdict; "unknown" outside the enum. */
+/**
+ * ibk_memop_verdict_name() - Constant name of a management verdict; "unknown"
+ * outside the enum
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_memop_verdict_name(enum ibk_memop_verdict v)
 {
 	switch (v) {
@@ -3608,16 +4834,24 @@ static inline void ibk__mw_clear(struct ibk_mem_attr *mw)
 	mw->mr_index = 0;
 }
 
-/*
+/**
+ * ibk_mem_register() - Registers a new region or window
+ * @o: the object, updated on success
+ *
  * Registration of a new object, its attributes in *@o: a region by
- * ibv_reg_mr() (IBK_MEM_MR), ibv_alloc_mr() (IBK_MEM_MR_FAST) or a
- * window by ibv_alloc_mw(). IBK_MEMOP_ERR_TYPE for an unknown kind;
- * IBK_MEMOP_ERR_ACCESS for a region whose access breaks
- * ibk_access_reg_ok(). Else sets the state it starts in and returns
- * IBK_MEMOP_OK: a region VALID, a fast-register region FREE until its
- * first REG_MR (rxe_mr_init_fast()), a type 1 window VALID and unbound,
- * a type 2 window FREE (rxe_alloc_mw()); no window bound to a region,
- * the QP and MR index cleared, and a window's range and access.
+ * ibv_reg_mr() (IBK_MEM_MR), ibv_alloc_mr() (IBK_MEM_MR_FAST) or a window by
+ * ibv_alloc_mw().
+ *
+ * Else sets the state it starts in and returns IBK_MEMOP_OK: a region VALID, a
+ * fast-register region FREE until its first REG_MR (rxe_mr_init_fast()), a
+ * type 1 window VALID and unbound, a type 2 window FREE (rxe_alloc_mw()); no
+ * window bound to a region, the QP and MR index cleared, and a window's range
+ * and access.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_OK, having set the state; IBK_MEMOP_ERR_TYPE for an
+ * unknown kind; IBK_MEMOP_ERR_ACCESS for a region whose access breaks
+ * ibk_access_reg_ok().
  */
 static inline enum ibk_memop_verdict ibk_mem_register(struct ibk_mem_attr *o)
 {
@@ -3635,18 +4869,23 @@ static inline enum ibk_memop_verdict ibk_mem_register(struct ibk_mem_attr *o)
 	return IBK_MEMOP_OK;
 }
 
-/*
- * Re-registration of region *@mr (ibv_rereg_mr()) with the attributes of
- * @next, under a new key: IBK_MEMOP_ERR_KEY unless *@mr is a live
- * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR;
- * IBK_MEMOP_ERR_INDEX if next->rkey names another index;
- * IBK_MEMOP_ERR_SAME_KEY if it keeps the key byte (the old key must miss
- * from now on: ibk_rkey_next() gives one that does);
- * IBK_MEMOP_ERR_WINDOWS_BOUND while windows are bound (they were bound to
- * the old translation: the library's rule); IBK_MEMOP_ERR_ACCESS if
- * next->access breaks ibk_access_reg_ok(). Else copies next's key, PD,
- * access, address and length into *@mr, keeps it VALID, returns
- * IBK_MEMOP_OK.
+/**
+ * ibk_mr_rereg() - Re-registration of region *@mr (ibv_rereg_mr()) with the
+ * attributes of @next, under a new key
+ * @mr: the memory region, updated on success
+ * @next: the attributes to take on
+ *
+ * Else copies next's key, PD, access, address and length into *@mr, keeps it
+ * VALID, returns IBK_MEMOP_OK.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_ERR_KEY unless *@mr is a live object; IBK_MEMOP_ERR_TYPE
+ * unless it is an IBK_MEM_MR; IBK_MEMOP_ERR_INDEX if next->rkey names another
+ * index; IBK_MEMOP_ERR_SAME_KEY if it keeps the key byte (the old key must
+ * miss from now on: ibk_rkey_next() gives one that does);
+ * IBK_MEMOP_ERR_WINDOWS_BOUND while windows are bound (they were bound to the
+ * old translation: the library's rule); IBK_MEMOP_ERR_ACCESS if next->access
+ * breaks ibk_access_reg_ok().
  */
 static inline enum ibk_memop_verdict
 ibk_mr_rereg(struct ibk_mem_attr *mr, const struct ibk_mem_attr *next)
@@ -3672,17 +4911,26 @@ ibk_mr_rereg(struct ibk_mem_attr *mr, const struct ibk_mem_attr *next)
 	return IBK_MEMOP_OK;
 }
 
-/*
+/**
+ * ibk_mr_fast_reg() - A REG_MR work request on a fast-register region
+ * @mr: the memory region, updated on success
+ * @qp_pd: the PD of the QP that posted the work request
+ * @next: the attributes to take on
+ *
  * A REG_MR work request (fast register) on region *@mr, posted on a QP in
- * protection domain @qp_pd, with the key, access, address and length of
- * @next (rxe_reg_fast_mr()): IBK_MEMOP_ERR_KEY unless *@mr is a live
- * object; IBK_MEMOP_ERR_TYPE unless it is an IBK_MEM_MR_FAST;
- * IBK_MEMOP_ERR_STATE unless it is FREE (a valid region must be
- * invalidated first); IBK_MEMOP_ERR_PD unless @qp_pd is its PD;
- * IBK_MEMOP_ERR_INDEX if next->rkey names another index (the consumer
+ * protection domain @qp_pd, with the key, access, address and length of @next
+ * (rxe_reg_fast_mr()).
+ *
+ * Else applies them, makes it VALID and returns IBK_MEMOP_OK. A failed REG_MR
+ * completes with IBK_WC_LOC_QP_OP_ERR.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_ERR_KEY unless *@mr is a live object; IBK_MEMOP_ERR_TYPE
+ * unless it is an IBK_MEM_MR_FAST; IBK_MEMOP_ERR_STATE unless it is FREE (a
+ * valid region must be invalidated first); IBK_MEMOP_ERR_PD unless @qp_pd is
+ * its PD; IBK_MEMOP_ERR_INDEX if next->rkey names another index (the consumer
  * owns only the key byte); IBK_MEMOP_ERR_ACCESS if next->access breaks
- * ibk_access_reg_ok(). Else applies them, makes it VALID and returns
- * IBK_MEMOP_OK. A failed REG_MR completes with IBK_WC_LOC_QP_OP_ERR.
+ * ibk_access_reg_ok().
  */
 static inline enum ibk_memop_verdict
 ibk_mr_fast_reg(struct ibk_mem_attr *mr, uint32_t qp_pd,
@@ -3708,16 +4956,27 @@ ibk_mr_fast_reg(struct ibk_mem_attr *mr, uint32_t qp_pd,
 	return IBK_MEMOP_OK;
 }
 
-/* A bind work request (IBV_WR_BIND_MW, or ibv_bind_mw() for type 1). */
+/**
+ * struct ibk_mw_bind_wr - A bind work request (IBV_WR_BIND_MW, or
+ * ibv_bind_mw() for type 1)
+ * @addr: where the window starts in the MR
+ * @length: 0 unbinds a type 1 window
+ * @mw_rkey: the window's current key
+ * @mr_lkey: the MR's L_Key (unused when length is 0)
+ * @access: IBK_ACCESS_MW_FLAGS
+ * @qpn: the QP posting it
+ * @qp_pd: that QP's protection domain
+ * @key_byte: the window's key byte once bound
+ */
 struct ibk_mw_bind_wr {
-	uint64_t addr;		/* where the window starts in the MR */
-	uint64_t length;	/* 0 unbinds a type 1 window */
-	ibk_rkey_t mw_rkey;	/* the window's current key */
-	ibk_rkey_t mr_lkey;	/* the MR's L_Key (unused when length is 0) */
-	uint32_t access;	/* IBK_ACCESS_MW_FLAGS */
-	uint32_t qpn;		/* the QP posting it */
-	uint32_t qp_pd;		/* that QP's protection domain */
-	uint8_t key_byte;	/* the window's key byte once bound */
+	uint64_t addr;
+	uint64_t length;
+	ibk_rkey_t mw_rkey;
+	ibk_rkey_t mr_lkey;
+	uint32_t access;
+	uint32_t qpn;
+	uint32_t qp_pd;
+	uint8_t key_byte;
 };
 
 /*
@@ -3748,25 +5007,33 @@ ibk__mw_bind_mr_verdict(const struct ibk_mem_attr *mw,
 	       IBK_MEMOP_OK : IBK_MEMOP_ERR_RANGE;		/* C10-75 */
 }
 
-/*
- * The rules of a bind (rxe_bind_mw(), rxe_check_bind_mw(), with the IBA
- * rule numbers rxe cites), in rxe's order: IBK_MEMOP_ERR_KEY unless
- * *@mw is live and wr->mw_rkey is its key; IBK_MEMOP_ERR_TYPE unless it
- * is a window; IBK_MEMOP_ERR_MR_KEY if wr->length is not 0 and @mr is NULL
- * or not a live region with key wr->mr_lkey; IBK_MEMOP_ERR_ACCESS for a
- * flag outside IBK_ACCESS_MW_FLAGS. Type 1: IBK_MEMOP_ERR_STATE unless
- * VALID, IBK_MEMOP_ERR_ZERO_BASED if zero-based (o10-36.2.2). Type 2:
- * IBK_MEMOP_ERR_STATE unless FREE (o10-37.2.30). Both: IBK_MEMOP_ERR_PD
- * unless the QP's PD is the window's (C10-72; the verbs put the QP, the
- * window and the MR of a bind in one protection domain, and rxe checks it
- * for both types since "RDMA/rxe: Check PDs for memory window binds",
- * 2026). Type 2: IBK_MEMOP_ERR_NO_MR for length 0 (o10-37.2.40). With an
- * MR: IBK_MEMOP_ERR_MR_PD unless it is in the window's PD (same patch),
- * IBK_MEMOP_ERR_MR_ZERO_BASED, IBK_MEMOP_ERR_MR_BIND (C10-73),
- * IBK_MEMOP_ERR_MR_LOCAL_WRITE for a remote write or atomic window on an
- * MR without local write (C10-74), IBK_MEMOP_ERR_RANGE unless the window,
- * zero-based or not, lies in the MR (C10-75, by ibk_mem_range_ok()).
+/**
+ * ibk_mw_bind_check() - The rules of a window bind, in rxe's order
+ * @mw: the memory window
+ * @mr: the region wr->mr_lkey names, NULL if none
+ * @wr: the bind work request
+ *
+ * The rules of a bind (rxe_bind_mw(), rxe_check_bind_mw(), with the IBA rule
+ * numbers rxe cites), in rxe's order.
+ *
+ * Type 1: IBK_MEMOP_ERR_STATE unless VALID, IBK_MEMOP_ERR_ZERO_BASED if
+ * zero-based (o10-36.2.2). Type 2: IBK_MEMOP_ERR_STATE unless FREE
+ * (o10-37.2.30). Both: IBK_MEMOP_ERR_PD unless the QP's PD is the window's
+ * (C10-72; the verbs put the QP, the window and the MR of a bind in one
+ * protection domain, and rxe checks it for both types since "RDMA/rxe: Check
+ * PDs for memory window binds", 2026). Type 2: IBK_MEMOP_ERR_NO_MR for length
+ * 0 (o10-37.2.40). With an MR: IBK_MEMOP_ERR_MR_PD unless it is in the
+ * window's PD (same patch), IBK_MEMOP_ERR_MR_ZERO_BASED, IBK_MEMOP_ERR_MR_BIND
+ * (C10-73), IBK_MEMOP_ERR_MR_LOCAL_WRITE for a remote write or atomic window
+ * on an MR without local write (C10-74), IBK_MEMOP_ERR_RANGE unless the
+ * window, zero-based or not, lies in the MR (C10-75, by ibk_mem_range_ok()).
  * Writes nothing. A failed bind completes with IBK_WC_MW_BIND_ERR.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_ERR_KEY unless *@mw is live and wr->mw_rkey is its key;
+ * IBK_MEMOP_ERR_TYPE unless it is a window; IBK_MEMOP_ERR_MR_KEY if wr->length
+ * is not 0 and @mr is NULL or not a live region with key wr->mr_lkey;
+ * IBK_MEMOP_ERR_ACCESS for a flag outside IBK_ACCESS_MW_FLAGS.
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
@@ -3797,14 +5064,24 @@ ibk_mw_bind_check(const struct ibk_mem_attr *mw, const struct ibk_mem_attr *mr,
 	return wr->length ? ibk__mw_bind_mr_verdict(mw, mr, wr) : IBK_MEMOP_OK;
 }
 
-/*
+/**
+ * ibk_mw_bind() - Binds a window after ibk_mw_bind_check() allowed it
+ * @mw: the memory window, updated on success
+ * @mr: the region wr->mr_lkey names, which gains the window; NULL if none
+ * @old_mr: the region the window was bound to, which loses it; NULL if none
+ * @wr: the bind work request
+ *
  * Binds window *@mw as @wr asks, after ibk_mw_bind_check() with the same
- * arguments said IBK_MEMOP_OK, and returns what it said
- * (rxe_do_bind_mw()): the window takes the new key byte (its index
- * stays), wr's access, address and length, becomes VALID, is bound to @mr
- * (type 2: and to wr's QP); a type 1 window of length 0 is unbound. The
- * windows counts move: *@old_mr (the region the window was bound to, NULL
+ * arguments said IBK_MEMOP_OK, and returns what it said (rxe_do_bind_mw()):
+ * the window takes the new key byte (its index stays), wr's access, address
+ * and length, becomes VALID, is bound to @mr (type 2: and to wr's QP); a type
+ * 1 window of length 0 is unbound.
+ *
+ * The windows counts move: *@old_mr (the region the window was bound to, NULL
  * if none) loses it, *@mr gains it. On any other verdict nothing changes.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the verdict of ibk_mw_bind_check(), which it applies first.
  */
 static inline enum ibk_memop_verdict
 ibk_mw_bind(struct ibk_mem_attr *mw, struct ibk_mem_attr *mr,
@@ -3839,20 +5116,29 @@ static inline bool ibk__mem_named(const struct ibk_mem_attr *o,
 	return o->state != IBK_MEM_INVALID && o->rkey == key;
 }
 
-/*
- * Invalidation of the object *@o names by @key: a LOCAL_INV work request,
- * or a remote SEND with invalidate naming it in its IETH.
- * IBK_MEMOP_ERR_KEY unless *@o is live and @key is its key. A window
- * (rxe_invalidate_mw()): IBK_MEMOP_ERR_TYPE for type 1 (o10-37.2.26),
+/**
+ * ibk_mem_invalidate() - Invalidates a region or window named by its key
+ * @o: the object, updated on success
+ * @mr: for a bound window, the region it is bound to, which loses it; NULL
+ *      if none
+ * @key: an L_Key or R_Key
+ *
+ * Invalidation of the object *@o names by @key: a LOCAL_INV work request, or a
+ * remote SEND with invalidate naming it in its IETH.
+ *
+ * A window (rxe_invalidate_mw()): IBK_MEMOP_ERR_TYPE for type 1 (o10-37.2.26),
  * IBK_MEMOP_ERR_STATE unless VALID (rxe refuses only INVALID); then FREE,
  * unbound, and *@mr, the region it was bound to, loses it. A region
- * (rxe_invalidate_mr()): IBK_MEMOP_ERR_WINDOWS_BOUND while windows are
- * bound, IBK_MEMOP_ERR_TYPE unless a fast-register region; then FREE
- * (@mr is not used). A failed LOCAL_INV completes with
- * IBK_WC_LOC_QP_OP_ERR; a failed SEND with invalidate completes the
- * receive with IBK_WC_REM_INV_REQ_ERR and moves the QP to error. For a
- * SEND with invalidate, ibk_mem_invalidate_remote() checks the receiving
- * QP first.
+ * (rxe_invalidate_mr()): IBK_MEMOP_ERR_WINDOWS_BOUND while windows are bound,
+ * IBK_MEMOP_ERR_TYPE unless a fast-register region; then FREE (@mr is not
+ * used). A failed LOCAL_INV completes with IBK_WC_LOC_QP_OP_ERR; a failed SEND
+ * with invalidate completes the receive with IBK_WC_REM_INV_REQ_ERR and moves
+ * the QP to error. For a SEND with invalidate, ibk_mem_invalidate_remote()
+ * checks the receiving QP first.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_OK, or the verdict of the first rule above that the
+ * invalidation breaks.
  */
 static inline enum ibk_memop_verdict
 ibk_mem_invalidate(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
@@ -3878,19 +5164,28 @@ ibk_mem_invalidate(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
 	return IBK_MEMOP_OK;
 }
 
-/*
- * ibk_mem_invalidate() for a SEND with invalidate received on @qp: the
- * object must also be in the QP's PD (IBK_MEMOP_ERR_PD), and a bound type
- * 2 window must be bound to this QP (IBK_MEMOP_ERR_WINDOW_QP), checked
- * after the key and before the rest. A remote peer may invalidate only
- * what it could access through this QP: a type 2 window serves only the
- * QP it was bound to (rxe_lookup_mw() refuses RDMA through it from any
- * other, as ibk_mem_check() does), and no object serves a QP of another
- * PD. rxe (Linux 6.1 rxe_invalidate_mw(), rxe_invalidate_mr()) checks
- * neither, so there a peer on any QP of the device invalidates any key it
- * guesses: the library is stricter on purpose, by that reasoning; the
- * IBA's own clause on it was not among the sources read. @qp must be
- * valid.
+/**
+ * ibk_mem_invalidate_remote() - ibk_mem_invalidate() for a SEND with
+ * invalidate received on @qp
+ * @o: the object, updated on success
+ * @mr: for a bound window, the region it is bound to, which loses it; NULL
+ *      if none
+ * @key: an L_Key or R_Key
+ * @qp: the QP the request arrived on: its PD and number
+ *
+ * A remote peer may invalidate only what it could access through this QP: a
+ * type 2 window serves only the QP it was bound to (rxe_lookup_mw() refuses
+ * RDMA through it from any other, as ibk_mem_check() does), and no object
+ * serves a QP of another PD. rxe (Linux 6.1 rxe_invalidate_mw(),
+ * rxe_invalidate_mr()) checks neither, so there a peer on any QP of the device
+ * invalidates any key it guesses: the library is stricter on purpose, by that
+ * reasoning; the IBA's own clause on it was not among the sources read. @qp
+ * must be valid.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: as ibk_mem_invalidate(), but the object must also be in the QP's PD
+ * (IBK_MEMOP_ERR_PD), and a bound type 2 window must be bound to this QP
+ * (IBK_MEMOP_ERR_WINDOW_QP), checked after the key and before the rest.
  */
 static inline enum ibk_memop_verdict
 ibk_mem_invalidate_remote(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
@@ -3906,13 +5201,22 @@ ibk_mem_invalidate_remote(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
 	return ibk_mem_invalidate(o, mr, key);
 }
 
-/*
- * Deregistration of region *@o (ibv_dereg_mr()) or deallocation of
- * window *@o (ibv_dealloc_mw()), named by @key: IBK_MEMOP_ERR_KEY unless
- * *@o is live and @key is its key; a region with windows bound:
- * IBK_MEMOP_ERR_WINDOWS_BOUND (rxe_dereg_mr()). Else the object becomes
- * INVALID, its index free; a bound window's region *@mr loses it
- * (rxe_mw_cleanup()).
+/**
+ * ibk_mem_deregister() - Deregisters a region or deallocates a window
+ * @o: the object, updated on success
+ * @mr: for a bound window, the region it is bound to, which loses it; NULL
+ *      if none
+ * @key: an L_Key or R_Key
+ *
+ * Deregistration of region *@o (ibv_dereg_mr()) or deallocation of window *@o
+ * (ibv_dealloc_mw()), named by @key.
+ *
+ * Else the object becomes INVALID, its index free; a bound window's region
+ * *@mr loses it (rxe_mw_cleanup()).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_MEMOP_ERR_KEY unless *@o is live and @key is its key; a region
+ * with windows bound: IBK_MEMOP_ERR_WINDOWS_BOUND (rxe_dereg_mr()).
  */
 static inline enum ibk_memop_verdict
 ibk_mem_deregister(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
@@ -4121,161 +5425,368 @@ ibk_mem_deregister(struct ibk_mem_attr *o, struct ibk_mem_attr *mr,
  * initial path @128-191 and return path @192-255 (directed route).
  */
 
-/* BaseVersion: 1 for every MAD an SMA answers. */
+/**
+ * ibk_mad_base_version() - The MAD's baseVersion: 1 for every MAD an SMA
+ * answers
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_mad_base_version(const void *mad)
 {
 	return ((const uint8_t *)mad)[0];
 }
 
+/**
+ * ibk_mad_set_base_version() - Sets the MAD's baseVersion: 1 for every MAD an
+ * SMA answers
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @v: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_base_version(void *mad, uint8_t v)
 {
 	((uint8_t *)mad)[0] = v;
 }
 
-/* MgmtClass: IBK_MGMT_CLASS_SUBN_LID or _DR for an SMP. */
+/**
+ * ibk_mad_mgmt_class() - The MAD's mgmtClass: IBK_MGMT_CLASS_SUBN_LID or _DR
+ * for an SMP
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_mad_mgmt_class(const void *mad)
 {
 	return ((const uint8_t *)mad)[1];
 }
 
+/**
+ * ibk_mad_set_mgmt_class() - Sets the MAD's mgmtClass: IBK_MGMT_CLASS_SUBN_LID
+ * or _DR for an SMP
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @mgmt_class: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_mgmt_class(void *mad, uint8_t mgmt_class)
 {
 	((uint8_t *)mad)[1] = mgmt_class;
 }
 
-/* ClassVersion: 1 for SMPs. */
+/**
+ * ibk_mad_class_version() - The MAD's classVersion: 1 for SMPs
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_mad_class_version(const void *mad)
 {
 	return ((const uint8_t *)mad)[2];
 }
 
+/**
+ * ibk_mad_set_class_version() - Sets the MAD's classVersion: 1 for SMPs
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @v: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_class_version(void *mad, uint8_t v)
 {
 	((uint8_t *)mad)[2] = v;
 }
 
-/* The whole method byte, the response bit 0x80 included (GetResp 0x81). */
+/**
+ * ibk_mad_method() - The MAD's whole method byte, the response bit 0x80
+ * included (GetResp 0x81)
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_mad_method(const void *mad)
 {
 	return ((const uint8_t *)mad)[3];
 }
 
+/**
+ * ibk_mad_set_method() - Sets the MAD's whole method byte, the response bit
+ * 0x80 included (GetResp 0x81)
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @method: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_method(void *mad, uint8_t method)
 {
 	((uint8_t *)mad)[3] = method;
 }
 
-/* The 16-bit status, the directed-route D bit included. */
+/**
+ * ibk_mad_status() - The MAD's 16-bit status, the directed-route D bit
+ * included
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_mad_status(const void *mad)
 {
 	return ibk__load_be16((const uint8_t *)mad + 4);
 }
 
+/**
+ * ibk_mad_set_status() - Sets the MAD's 16-bit status, the directed-route D
+ * bit included
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @status: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_status(void *mad, uint16_t status)
 {
 	ibk__store_be16((uint8_t *)mad + 4, status);
 }
 
-/* Transaction ID: a reply carries the request's. */
+/**
+ * ibk_mad_tid() - The MAD's transaction ID: a reply carries the request's
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_mad_tid(const void *mad)
 {
 	return ibk__load_be64((const uint8_t *)mad + 8);
 }
 
+/**
+ * ibk_mad_set_tid() - Sets the MAD's transaction ID: a reply carries the
+ * request's
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @tid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_tid(void *mad, uint64_t tid)
 {
 	ibk__store_be64((uint8_t *)mad + 8, tid);
 }
 
-/* AttributeID, one of IBK_SMP_ATTR_*. */
+/**
+ * ibk_mad_attr_id() - The MAD's attributeID, one of IBK_SMP_ATTR_*
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_mad_attr_id(const void *mad)
 {
 	return ibk__load_be16((const uint8_t *)mad + 16);
 }
 
+/**
+ * ibk_mad_set_attr_id() - Sets the MAD's attributeID, one of IBK_SMP_ATTR_*
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @attr_id: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_attr_id(void *mad, uint16_t attr_id)
 {
 	ibk__store_be16((uint8_t *)mad + 16, attr_id);
 }
 
-/* AttributeModifier: which block, port or entry the attribute is. */
+/**
+ * ibk_mad_attr_mod() - The MAD's attributeModifier: which block, port or entry
+ * the attribute is
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_mad_attr_mod(const void *mad)
 {
 	return ibk__load_be32((const uint8_t *)mad + 20);
 }
 
+/**
+ * ibk_mad_set_attr_mod() - Sets the MAD's attributeModifier: which block, port
+ * or entry the attribute is
+ * @mad: the MAD to write, 256 bytes, any alignment
+ * @attr_mod: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_mad_set_attr_mod(void *mad, uint32_t attr_mod)
 {
 	ibk__store_be32((uint8_t *)mad + 20, attr_mod);
 }
 
-/* Directed route: the hop pointer, the index of the current hop. */
+/**
+ * ibk_smp_hop_ptr() - The SMP's directed route: the hop pointer, the index of
+ * the current hop
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_smp_hop_ptr(const void *smp)
 {
 	return ((const uint8_t *)smp)[6];
 }
 
+/**
+ * ibk_smp_set_hop_ptr() - Sets the SMP's directed route: the hop pointer, the
+ * index of the current hop
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @hop_ptr: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_smp_set_hop_ptr(void *smp, uint8_t hop_ptr)
 {
 	((uint8_t *)smp)[6] = hop_ptr;
 }
 
-/* Directed route: the number of hops of the path (at most 63). */
+/**
+ * ibk_smp_hop_cnt() - The SMP's directed route: the number of hops of the path
+ * (at most 63)
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_smp_hop_cnt(const void *smp)
 {
 	return ((const uint8_t *)smp)[7];
 }
 
+/**
+ * ibk_smp_set_hop_cnt() - Sets the SMP's directed route: the number of hops of
+ * the path (at most 63)
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @hop_cnt: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_smp_set_hop_cnt(void *smp, uint8_t hop_cnt)
 {
 	((uint8_t *)smp)[7] = hop_cnt;
 }
 
-/* The M_Key the SMP carries (IBA 14.2.4). */
+/**
+ * ibk_smp_mkey() - The SMP's M_Key (IBA 14.2.4)
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_smp_mkey(const void *smp)
 {
 	return ibk__load_be64((const uint8_t *)smp + 24);
 }
 
+/**
+ * ibk_smp_set_mkey() - Sets the SMP's M_Key (IBA 14.2.4)
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @mkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_smp_set_mkey(void *smp, uint64_t mkey)
 {
 	ibk__store_be64((uint8_t *)smp + 24, mkey);
 }
 
-/* Directed route: the LID the LID-routed part starts from. */
+/**
+ * ibk_smp_dr_slid() - The SMP's directed route: the LID the LID-routed part
+ * starts from
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_smp_dr_slid(const void *smp)
 {
 	return ibk__load_be16((const uint8_t *)smp + 32);
 }
 
+/**
+ * ibk_smp_set_dr_slid() - Sets the SMP's directed route: the LID the
+ * LID-routed part starts from
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @lid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_smp_set_dr_slid(void *smp, uint16_t lid)
 {
 	ibk__store_be16((uint8_t *)smp + 32, lid);
 }
 
-/* Directed route: the LID the LID-routed part ends at. */
+/**
+ * ibk_smp_dr_dlid() - The SMP's directed route: the LID the LID-routed part
+ * ends at
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_smp_dr_dlid(const void *smp)
 {
 	return ibk__load_be16((const uint8_t *)smp + 34);
 }
 
+/**
+ * ibk_smp_set_dr_dlid() - Sets the SMP's directed route: the LID the
+ * LID-routed part ends at
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @lid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_smp_set_dr_dlid(void *smp, uint16_t lid)
 {
 	ibk__store_be16((uint8_t *)smp + 34, lid);
 }
 
-/* The SMP's 64-byte attribute. */
+/**
+ * ibk_smp_data() - The SMP's 64-byte attribute
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the SMP's 64-byte attribute.
+ */
 static inline const uint8_t *ibk_smp_data(const void *smp)
 {
 	return (const uint8_t *)smp + IBK_SMP_DATA_OFFSET;
 }
 
+/**
+ * ibk_smp_data_mut() - The SMP's 64-byte attribute, to write
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: a pointer to the SMP's 64-byte attribute, writable.
+ */
 static inline uint8_t *ibk_smp_data_mut(void *smp)
 {
 	return (uint8_t *)smp + IBK_SMP_DATA_OFFSET;
 }
 
-/* True for a directed-route SMP. */
+/**
+ * ibk_smp_is_dr() - True for a directed-route SMP
+ * @smp: the SMP, 256 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true for a directed-route SMP.
+ */
 static inline bool ibk_smp_is_dr(const void *smp)
 {
 	return ibk_mad_mgmt_class(smp) == IBK_MGMT_CLASS_SUBN_DR;
@@ -4288,25 +5799,32 @@ static inline bool ibk__mad_is_no_request(uint8_t method)
 	       method == IBK_MAD_METHOD_REPORT || method == IBK_MAD_METHOD_SEND;
 }
 
-/*
- * The first check of a received SMP, what qib's process_subn() and the
- * MAD layer do before any attribute:
- *  - IBK_EINVAL, drop it: a NULL @mad, a length other than IBK_MAD_LEN,
- *    a base version other than 1, a class that is not an SMP class, or a
- *    directed-route hop count above IBK_SMP_MAX_HOPS (the Linux SMI
- *    discards those);
+/**
+ * ibk_smp_request_status() - The first check of a received SMP, before any
+ * attribute
+ * @mad: the MAD, 256 bytes (its common header first), any alignment
+ * @len: the MAD's length in bytes
+ *
+ * What qib's process_subn() and the MAD layer check first. Responses, Traps,
+ * Reports and Sends are recognised first, whatever their class version:
+ * qib's process_subn() checks the version first and would answer a response
+ * of another version with a status, a reply to a reply. This order never
+ * does. Among requests the class version comes before the method, as in qib.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the first that applies:
+ *
+ *  - IBK_EINVAL, drop it: a NULL @mad, a length other than IBK_MAD_LEN, a
+ *    base version other than 1, a class that is not an SMP class, or a
+ *    directed-route hop count above IBK_SMP_MAX_HOPS (the Linux SMI discards
+ *    those);
  *  - IBK_ENOENT, hand it on without a reply: a response (method bit 7),
- *    Trap, Report or Send. Answering a response would loop; qib's SMA
- *    passes them back for normal processing and never replies;
- *  - IBK_MAD_STATUS_BAD_VERSION: a class version other than 1; reply
- *    with it (ibk_smp_make_reply());
+ *    Trap, Report or Send. Answering a response would loop; qib's SMA passes
+ *    them back for normal processing and never replies;
+ *  - IBK_MAD_STATUS_BAD_VERSION: a class version other than 1; reply with it
+ *    (ibk_smp_make_reply());
  *  - IBK_MAD_STATUS_UNSUP_METHOD: a method that is no SMP method; reply;
  *  - 0 for Get, Set and TrapRepress: check the M_Key next.
- * Responses, Traps, Reports and Sends are recognised first, whatever their
- * class version: qib's process_subn() checks the version first and would
- * answer a response of another version with a status, a reply to a reply.
- * This order never does. Among requests the class version comes before
- * the method, as in qib.
  */
 static inline int ibk_smp_request_status(const void *mad, size_t len)
 {
@@ -4333,15 +5851,24 @@ static inline int ibk_smp_request_status(const void *mad, size_t len)
 	return 0;
 }
 
-/*
+/**
+ * ibk_smp_make_reply() - Turns a request SMP into its reply, in place
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @status: the MAD status
+ *
  * Turns the request @smp, in place, into its reply with @status added, as
- * qib's reply() does: method GetResp, status |= @status, and the D bit for
- * a directed-route SMP; every other byte (TID, attribute, M_Key, paths)
- * stays the request's. IBK_OK; IBK_EINVAL, changing nothing, for a NULL
- * @smp or a method that is never answered: a response, Trap, Report, Send
- * and TrapRepress ("the SMA shall not send any message in response to a
- * valid SubnTrapRepress", o14-3.a4). The SMI then turns the hop pointer
- * of a directed-route reply around; that is not done here.
+ * qib's reply() does: method GetResp, status |= @status, and the D bit for a
+ * directed-route SMP; every other byte (TID, attribute, M_Key, paths) stays
+ * the request's.
+ *
+ * The SMI then turns the hop pointer of a directed-route reply around; that is
+ * not done here.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL, changing nothing, for a NULL @smp or a method
+ * that is never answered: a response, Trap, Report, Send and TrapRepress ("the
+ * SMA shall not send any message in response to a valid SubnTrapRepress",
+ * o14-3.a4).
  */
 static inline int ibk_smp_make_reply(void *smp, uint16_t status)
 {
@@ -4360,27 +5887,47 @@ static inline int ibk_smp_make_reply(void *smp, uint16_t status)
 	return IBK_OK;
 }
 
-/*
- * The M_Key check (IBA 14.2.4), as the kernel's soft SMAs make it (qib and
- * hfi1 check_mkey()). A port's M_Key state; the SMA keeps it, one writer,
- * and SubnSet(PortInfo) with a good key writes its first three fields.
+/**
+ * struct ibk_mkey_state - The M_Key check (IBA 14.2.4), as the kernel's soft
+ * SMAs make it (qib and hfi1 check_mkey())
+ * @mkey: PortInfo M_Key; 0: no protection
+ * @lease_deadline_ns: while lease_running
+ * @lease_period: M_KeyLeasePeriod, s; 0: never expires
+ * @protect_bits: M_KeyProtectBits 0-3; 3 acts as 2
+ * @lease_running: a lease started by a violation runs until lease_deadline_ns
+ *
+ * A port's M_Key state; the SMA keeps it, one writer, and SubnSet(PortInfo)
+ * with a good key writes its first three fields.
  */
 struct ibk_mkey_state {
-	uint64_t mkey;			/* PortInfo M_Key; 0: no protection */
-	uint64_t lease_deadline_ns;	/* while lease_running */
-	uint16_t lease_period;		/* M_KeyLeasePeriod, s; 0: never expires */
-	uint8_t  protect_bits;		/* M_KeyProtectBits 0-3; 3 acts as 2 */
+	uint64_t mkey;
+	uint64_t lease_deadline_ns;
+	uint16_t lease_period;
+	uint8_t  protect_bits;
 	bool     lease_running;
 };
 
+/**
+ * enum ibk_mkey_verdict - What an SMA does with an SMP after ibk_mkey_check()
+ * @IBK_MKEY_PROCESS: act on the SMP, reply as usual
+ * @IBK_MKEY_PROCESS_HIDE_MKEY: Get at level 1 with another key: answer,
+ * PortInfo M_Key as 0
+ * @IBK_MKEY_VIOLATION: drop, no reply; count; trap 256
+ */
 enum ibk_mkey_verdict {
-	IBK_MKEY_PROCESS = 0,		/* act on the SMP, reply as usual */
-	IBK_MKEY_PROCESS_HIDE_MKEY = 1,	/* Get at level 1 with another key:
-					 * answer, PortInfo M_Key as 0 */
-	IBK_MKEY_VIOLATION = 2,		/* drop, no reply; count; trap 256 */
+	IBK_MKEY_PROCESS = 0,
+	IBK_MKEY_PROCESS_HIDE_MKEY = 1,
+	IBK_MKEY_VIOLATION = 2,
 };
 
-/* Constant name of a verdict; "unknown" for a value outside the enum. */
+/**
+ * ibk_mkey_verdict_name() - Constant name of a verdict; "unknown" for a value
+ * outside the enum
+ * @v: a verdict
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: constant text, never NULL.
+ */
 static inline const char *ibk_mkey_verdict_name(enum ibk_mkey_verdict v)
 {
 	switch (v) {
@@ -4412,10 +5959,17 @@ static inline bool ibk__time_reached(uint64_t now_ns, uint64_t deadline_ns)
 	return now_ns - deadline_ns < UINT64_C(1) << 63;
 }
 
-/*
- * What the SMA does with an SMP of @method carrying @smp_mkey, received
- * at @now_ns (any monotonic clock in ns), by the rules of qib's and
- * hfi1's check_mkey(), updating the lease in *@st:
+/**
+ * ibk_mkey_check() - What the SMA does with an SMP, by its M_Key, updating
+ * the lease
+ * @st: the port's M_Key state (key, protect bits, lease), updated by the
+ *      check; protect bits above 3 are read as their low 2 bits
+ * @method: the SMP's method
+ * @smp_mkey: the SMP's M_Key, host order
+ * @now_ns: when the SMP was received, in ns of any monotonic clock
+ *
+ * The rules of qib's and hfi1's check_mkey():
+ *
  *  1. A running lease whose deadline has passed ends first: the protect
  *     bits drop to 0 (the M_Key stays). The expiry is found here, when
  *     the next SMP comes, not by a timer.
@@ -4431,7 +5985,11 @@ static inline bool ibk__time_reached(uint64_t now_ns, uint64_t deadline_ns)
  *     IBK_MKEY_PROCESS, the M_Key in clear.
  *  5. Every other method (GetResp, Trap, Report, Send, unknown ones) is
  *     IBK_MKEY_PROCESS: the M_Key guards only requests.
- * @st must be valid; protect bits above 3 are read as their low 2 bits.
+ *
+ * Context: Any context; the caller serialises the uses of one @st (one SMA
+ * per port).
+ * Return: IBK_MKEY_PROCESS, IBK_MKEY_PROCESS_HIDE_MKEY or IBK_MKEY_VIOLATION,
+ * as the rules above decide.
  */
 static inline enum ibk_mkey_verdict
 ibk_mkey_check(struct ibk_mkey_state *st, uint8_t method, uint64_t smp_mkey,
@@ -4492,153 +6050,360 @@ ibk_mkey_check(struct ibk_mkey_state *st, uint8_t method, uint64_t smp_mkey,
 #define IBK_PORTINFO_FILTER_RAW_IN	0x02
 #define IBK_PORTINFO_FILTER_RAW_OUT	0x01
 
-/* The port's M_Key (0: no protection). */
+/**
+ * ibk_portinfo_mkey() - The PortInfo's M_Key (0: no protection)
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_portinfo_mkey(const void *pi)
 {
 	return ibk__load_be64((const uint8_t *)pi);
 }
 
+/**
+ * ibk_portinfo_set_mkey() - Sets the PortInfo's M_Key (0: no protection)
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @mkey: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_mkey(void *pi, uint64_t mkey)
 {
 	ibk__store_be64((uint8_t *)pi, mkey);
 }
 
-/* GidPrefix: the upper 64 bits of every GID of the port. */
+/**
+ * ibk_portinfo_gid_prefix() - The PortInfo's gidPrefix: the upper 64 bits of
+ * every GID of the port
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint64_t ibk_portinfo_gid_prefix(const void *pi)
 {
 	return ibk__load_be64((const uint8_t *)pi + 8);
 }
 
+/**
+ * ibk_portinfo_set_gid_prefix() - Sets the PortInfo's gidPrefix: the upper 64
+ * bits of every GID of the port
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @prefix: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_gid_prefix(void *pi, uint64_t prefix)
 {
 	ibk__store_be64((uint8_t *)pi + 8, prefix);
 }
 
-/* The port's base LID. */
+/**
+ * ibk_portinfo_lid() - The PortInfo's base LID
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_lid(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 16);
 }
 
+/**
+ * ibk_portinfo_set_lid() - Sets the PortInfo's base LID
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @lid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_lid(void *pi, uint16_t lid)
 {
 	ibk__store_be16((uint8_t *)pi + 16, lid);
 }
 
-/* The SM's LID: where traps go. */
+/**
+ * ibk_portinfo_master_sm_lid() - The PortInfo's masterSMLID: the SM's LID,
+ * where traps go
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_master_sm_lid(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 18);
 }
 
+/**
+ * ibk_portinfo_set_master_sm_lid() - Sets the PortInfo's masterSMLID: the SM's
+ * LID, where traps go
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @lid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_master_sm_lid(void *pi, uint16_t lid)
 {
 	ibk__store_be16((uint8_t *)pi + 18, lid);
 }
 
-/* CapabilityMask, IBK_PORT_CAP_* bits. */
+/**
+ * ibk_portinfo_cap_mask() - The PortInfo's capabilityMask, IBK_PORT_CAP_* bits
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_portinfo_cap_mask(const void *pi)
 {
 	return ibk__load_be32((const uint8_t *)pi + 20);
 }
 
+/**
+ * ibk_portinfo_set_cap_mask() - Sets the PortInfo's capabilityMask,
+ * IBK_PORT_CAP_* bits
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @mask: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_cap_mask(void *pi, uint32_t mask)
 {
 	ibk__store_be32((uint8_t *)pi + 20, mask);
 }
 
-/* M_KeyLeasePeriod, in seconds; 0: the lease never expires. */
+/**
+ * ibk_portinfo_mkey_lease_period() - The PortInfo's M_KeyLeasePeriod, in
+ * seconds; 0: the lease never expires
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_mkey_lease_period(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 26);
 }
 
+/**
+ * ibk_portinfo_set_mkey_lease_period() - Sets the PortInfo's M_KeyLeasePeriod,
+ * in seconds; 0: the lease never expires
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @s: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_mkey_lease_period(void *pi, uint16_t s)
 {
 	ibk__store_be16((uint8_t *)pi + 26, s);
 }
 
-/* M_KeyProtectBits, 0-3 (ibk_mkey_check() reads 3 as 2). */
+/**
+ * ibk_portinfo_mkey_protect_bits() - The PortInfo's M_KeyProtectBits, 0-3
+ * (ibk_mkey_check() reads 3 as 2)
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_portinfo_mkey_protect_bits(const void *pi)
 {
 	return (uint8_t)(((const uint8_t *)pi)[34] >> 6);
 }
 
+/**
+ * ibk_portinfo_set_mkey_protect_bits() - Sets the PortInfo's M_KeyProtectBits,
+ * 0-3 (ibk_mkey_check() reads 3 as 2)
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @bits: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_mkey_protect_bits(void *pi, uint8_t bits)
 {
 	ibk__store_bits((uint8_t *)pi + 34, 0xc0, (unsigned)bits << 6);
 }
 
-/* Byte 43's four low bits, IBK_PORTINFO_PART_ENFORCE_* and _FILTER_RAW_*. */
+/**
+ * ibk_portinfo_enforcement() - The PortInfo's four low bits of byte 43:
+ * IBK_PORTINFO_PART_ENFORCE_* and _FILTER_RAW_*
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_portinfo_enforcement(const void *pi)
 {
 	return (uint8_t)(((const uint8_t *)pi)[43] & 0x0f);
 }
 
+/**
+ * ibk_portinfo_set_enforcement() - Sets the PortInfo's four low bits of byte
+ * 43: IBK_PORTINFO_PART_ENFORCE_* and _FILTER_RAW_*
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @bits: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_enforcement(void *pi, uint8_t bits)
 {
 	ibk__store_bits((uint8_t *)pi + 43, 0x0f, bits);
 }
 
-/* The three 16-bit violation counters, each saturating at 0xffff. */
+/**
+ * ibk_portinfo_mkey_violations() - The PortInfo's M_KeyViolations counter,
+ * saturating at 0xffff
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_mkey_violations(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 44);
 }
 
+/**
+ * ibk_portinfo_set_mkey_violations() - Sets the PortInfo's M_KeyViolations
+ * counter, saturating at 0xffff
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @n: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_mkey_violations(void *pi, uint16_t n)
 {
 	ibk__store_be16((uint8_t *)pi + 44, n);
 }
 
+/**
+ * ibk_portinfo_pkey_violations() - The PortInfo's P_KeyViolations counter,
+ * saturating at 0xffff
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_pkey_violations(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 46);
 }
 
+/**
+ * ibk_portinfo_set_pkey_violations() - Sets the PortInfo's P_KeyViolations
+ * counter, saturating at 0xffff
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @n: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_pkey_violations(void *pi, uint16_t n)
 {
 	ibk__store_be16((uint8_t *)pi + 46, n);
 }
 
+/**
+ * ibk_portinfo_qkey_violations() - The PortInfo's Q_KeyViolations counter,
+ * saturating at 0xffff
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_portinfo_qkey_violations(const void *pi)
 {
 	return ibk__load_be16((const uint8_t *)pi + 48);
 }
 
+/**
+ * ibk_portinfo_set_qkey_violations() - Sets the PortInfo's Q_KeyViolations
+ * counter, saturating at 0xffff
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @n: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_qkey_violations(void *pi, uint16_t n)
 {
 	ibk__store_be16((uint8_t *)pi + 48, n);
 }
 
-/* GUIDCap: the number of GUIDs (GID table entries) of the port. */
+/**
+ * ibk_portinfo_guid_cap() - The PortInfo's GUIDCap: the number of GUIDs (GID
+ * table entries) of the port
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_portinfo_guid_cap(const void *pi)
 {
 	return ((const uint8_t *)pi)[50];
 }
 
+/**
+ * ibk_portinfo_set_guid_cap() - Sets the PortInfo's GUIDCap: the number of
+ * GUIDs (GID table entries) of the port
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @cap: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_guid_cap(void *pi, uint8_t cap)
 {
 	((uint8_t *)pi)[50] = cap;
 }
 
-/* ClientReregister: the SM asks the port's clients to register again. */
+/**
+ * ibk_portinfo_client_rereg() - The PortInfo's clientReregister: the SM asks
+ * the port's clients to register again
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_portinfo_client_rereg(const void *pi)
 {
 	return (((const uint8_t *)pi)[51] & 0x80) != 0;
 }
 
+/**
+ * ibk_portinfo_set_client_rereg() - Sets the PortInfo's clientReregister: the
+ * SM asks the port's clients to register again
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @rereg: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_client_rereg(void *pi, bool rereg)
 {
 	ibk__store_bits((uint8_t *)pi + 51, 0x80, (unsigned)rereg << 7);
 }
 
-/* SubnetTimeout, 0-31: 4.096 us x 2^SubnetTimeout (ibk_trap_interval_ns()). */
+/**
+ * ibk_portinfo_subnet_timeout() - The PortInfo's subnetTimeout, 0-31: 4.096 us
+ * x 2^SubnetTimeout (ibk_trap_interval_ns())
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_portinfo_subnet_timeout(const void *pi)
 {
 	return (uint8_t)(((const uint8_t *)pi)[51] & 0x1f);
 }
 
+/**
+ * ibk_portinfo_set_subnet_timeout() - Sets the PortInfo's subnetTimeout, 0-31:
+ * 4.096 us x 2^SubnetTimeout (ibk_trap_interval_ns())
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ * @t: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_portinfo_set_subnet_timeout(void *pi, uint8_t t)
 {
 	ibk__store_bits((uint8_t *)pi + 51, 0x1f, t);
@@ -4657,53 +6422,117 @@ static inline void ibk_portinfo_set_subnet_timeout(void *pi, uint8_t t)
 #define IBK_PKEY_MAX_BLOCKS	2048	/* 65536 P_Keys (ib_types.h) */
 #define IBK_GUID_BLOCK_ENTRIES	8
 
-/* The P_KeyTable block number in @attr_mod. */
+/**
+ * ibk_pkeytable_mod_block() - The P_KeyTable block number in @attr_mod
+ * @attr_mod: the attribute modifier
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the P_KeyTable block number in @attr_mod.
+ */
 static inline uint16_t ibk_pkeytable_mod_block(uint32_t attr_mod)
 {
 	return (uint16_t)attr_mod;
 }
 
-/* The switch external port number in @attr_mod (0 for a CA). */
+/**
+ * ibk_pkeytable_mod_port() - The switch external port number in @attr_mod (0
+ * for a CA)
+ * @attr_mod: the attribute modifier
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the switch external port number in @attr_mod (0 for a CA).
+ */
 static inline uint8_t ibk_pkeytable_mod_port(uint32_t attr_mod)
 {
 	return (uint8_t)(attr_mod >> 16);
 }
 
-/* The P_KeyTable attribute modifier for @block of switch port @port. */
+/**
+ * ibk_pkeytable_mod() - The P_KeyTable attribute modifier for @block of switch
+ * port @port
+ * @block: the block number
+ * @port: the port number
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the P_KeyTable attribute modifier for @block of switch port @port.
+ */
 static inline uint32_t ibk_pkeytable_mod(uint16_t block, uint8_t port)
 {
 	return (uint32_t)port << 16 | block;
 }
 
-/* The GUIDInfo block number in @attr_mod. */
+/**
+ * ibk_guidinfo_mod_block() - The GUIDInfo block number in @attr_mod
+ * @attr_mod: the attribute modifier
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the GUIDInfo block number in @attr_mod.
+ */
 static inline uint8_t ibk_guidinfo_mod_block(uint32_t attr_mod)
 {
 	return (uint8_t)attr_mod;
 }
 
-/* P_Key @i (0-31) of the P_KeyTable block at @data. */
+/**
+ * ibk_pkey_block_get() - P_Key @i (0-31) of the P_KeyTable block at @data
+ * @data: the attribute block, 64 bytes, any alignment
+ * @i: the index in the block (only its low bits are used)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the P_Key, host order.
+ */
 static inline ibk_pkey_t ibk_pkey_block_get(const void *data, unsigned i)
 {
 	return ibk__load_be16((const uint8_t *)data + 2 * (i & 31u));
 }
 
+/**
+ * ibk_pkey_block_set() - Sets P_Key @i (0-31) of the P_KeyTable block at @data
+ * @data: the attribute block to write, 64 bytes, any alignment
+ * @i: the index in the block (only its low bits are used)
+ * @pkey: a P_Key, host order
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_pkey_block_set(void *data, unsigned i, ibk_pkey_t pkey)
 {
 	ibk__store_be16((uint8_t *)data + 2 * (i & 31u), pkey);
 }
 
-/* GUID @i (0-7) of the GUIDInfo block at @data. */
+/**
+ * ibk_guid_block_get() - GUID @i (0-7) of the GUIDInfo block at @data
+ * @data: the attribute block, 64 bytes, any alignment
+ * @i: the index in the block (only its low bits are used)
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the GUID, host order.
+ */
 static inline ibk_guid_t ibk_guid_block_get(const void *data, unsigned i)
 {
 	return ibk__load_be64((const uint8_t *)data + 8 * (i & 7u));
 }
 
+/**
+ * ibk_guid_block_set() - Sets GUID @i (0-7) of the GUIDInfo block at @data
+ * @data: the attribute block to write, 64 bytes, any alignment
+ * @i: the index in the block (only its low bits are used)
+ * @guid: a GUID (EUI-64), host order
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_guid_block_set(void *data, unsigned i, ibk_guid_t guid)
 {
 	ibk__store_be64((uint8_t *)data + 8 * (i & 7u), guid);
 }
 
-/* The 32 P_Keys of the block at @data into @pkeys, host order. */
+/**
+ * ibk_pkey_block_decode() - The 32 P_Keys of the block at @data into @pkeys,
+ * host order
+ * @data: the attribute block, 64 bytes, any alignment
+ * @pkeys: receives the block's 32 P_Keys
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void
 ibk_pkey_block_decode(const void *data,
 		      ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES])
@@ -4714,7 +6543,13 @@ ibk_pkey_block_decode(const void *data,
 		pkeys[i] = ibk_pkey_block_get(data, i);
 }
 
-/* The block at @data from the 32 P_Keys of @pkeys. */
+/**
+ * ibk_pkey_block_encode() - The block at @data from the 32 P_Keys of @pkeys
+ * @pkeys: the block's 32 P_Keys, host order
+ * @data: receives the attribute block, 64 bytes
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void
 ibk_pkey_block_encode(const ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES],
 		      uint8_t *data)
@@ -4725,7 +6560,14 @@ ibk_pkey_block_encode(const ibk_pkey_t pkeys[IBK_PKEY_BLOCK_ENTRIES],
 		ibk_pkey_block_set(data, i, pkeys[i]);
 }
 
-/* The 8 GUIDs of the block at @data into @guids, host order. */
+/**
+ * ibk_guid_block_decode() - The 8 GUIDs of the block at @data into @guids,
+ * host order
+ * @data: the attribute block, 64 bytes, any alignment
+ * @guids: receives the block's 8 GUIDs
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void
 ibk_guid_block_decode(const void *data,
 		      ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES])
@@ -4736,7 +6578,13 @@ ibk_guid_block_decode(const void *data,
 		guids[i] = ibk_guid_block_get(data, i);
 }
 
-/* The block at @data from the 8 GUIDs of @guids. */
+/**
+ * ibk_guid_block_encode() - The block at @data from the 8 GUIDs of @guids
+ * @guids: the block's 8 GUIDs, host order
+ * @data: receives the attribute block, 64 bytes
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void
 ibk_guid_block_encode(const ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES],
 		      uint8_t *data)
@@ -4774,77 +6622,183 @@ ibk_guid_block_encode(const ibk_guid_t guids[IBK_GUID_BLOCK_ENTRIES],
 #define IBK_TRAP_DR_TRUNCATED		0x40
 #define IBK_TRAP_DR_PATH_LEN		30	/* return path bytes it holds */
 
-/* IsGeneric: a generic notice (trap number) rather than a vendor one. */
+/**
+ * ibk_notice_is_generic() - The Notice's isGeneric: a generic notice (trap
+ * number) rather than a vendor one
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_notice_is_generic(const void *n)
 {
 	return (((const uint8_t *)n)[0] & 0x80) != 0;
 }
 
+/**
+ * ibk_notice_set_generic() - Sets the Notice's isGeneric: a generic notice
+ * (trap number) rather than a vendor one
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @generic: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_generic(void *n, bool generic)
 {
 	ibk__store_bits((uint8_t *)n, 0x80, (unsigned)generic << 7);
 }
 
-/* Type, 7 bits: IBK_NOTICE_TYPE_SECURITY for traps 256-258. */
+/**
+ * ibk_notice_type() - The Notice's type, 7 bits: IBK_NOTICE_TYPE_SECURITY for
+ * traps 256-258
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint8_t ibk_notice_type(const void *n)
 {
 	return (uint8_t)(((const uint8_t *)n)[0] & 0x7f);
 }
 
+/**
+ * ibk_notice_set_type() - Sets the Notice's type, 7 bits:
+ * IBK_NOTICE_TYPE_SECURITY for traps 256-258
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @type: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_type(void *n, uint8_t type)
 {
 	ibk__store_bits((uint8_t *)n, 0x7f, type);
 }
 
-/* ProducerType of a generic notice (VendorID of a vendor one), 24 bits. */
+/**
+ * ibk_notice_producer() - The Notice's producerType of a generic notice
+ * (VendorID of a vendor one), 24 bits
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint32_t ibk_notice_producer(const void *n)
 {
 	return ibk__load_be24((const uint8_t *)n + 1);
 }
 
+/**
+ * ibk_notice_set_producer() - Sets the Notice's producerType of a generic
+ * notice (VendorID of a vendor one), 24 bits
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @producer: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_producer(void *n, uint32_t producer)
 {
 	ibk__store_be24((uint8_t *)n + 1, producer);
 }
 
-/* TrapNumber of a generic notice (DeviceID of a vendor one). */
+/**
+ * ibk_notice_trap_number() - The Notice's trapNumber of a generic notice
+ * (DeviceID of a vendor one)
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_notice_trap_number(const void *n)
 {
 	return ibk__load_be16((const uint8_t *)n + 4);
 }
 
+/**
+ * ibk_notice_set_trap_number() - Sets the Notice's trapNumber of a generic
+ * notice (DeviceID of a vendor one)
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @trap: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_trap_number(void *n, uint16_t trap)
 {
 	ibk__store_be16((uint8_t *)n + 4, trap);
 }
 
-/* IssuerLID: the LID of the port that raised the notice. */
+/**
+ * ibk_notice_issuer_lid() - The Notice's issuerLID: the LID of the port that
+ * raised the notice
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_notice_issuer_lid(const void *n)
 {
 	return ibk__load_be16((const uint8_t *)n + 6);
 }
 
+/**
+ * ibk_notice_set_issuer_lid() - Sets the Notice's issuerLID: the LID of the
+ * port that raised the notice
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @lid: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_issuer_lid(void *n, uint16_t lid)
 {
 	ibk__store_be16((uint8_t *)n + 6, lid);
 }
 
-/* NoticeToggle and NoticeCount, for notices queued at the issuer. */
+/**
+ * ibk_notice_toggle() - The Notice's noticeToggle, for notices queued at the
+ * issuer
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline bool ibk_notice_toggle(const void *n)
 {
 	return (((const uint8_t *)n)[8] & 0x80) != 0;
 }
 
+/**
+ * ibk_notice_set_toggle() - Sets the Notice's noticeToggle, for notices queued
+ * at the issuer
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @toggle: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_toggle(void *n, bool toggle)
 {
 	ibk__store_bits((uint8_t *)n + 8, 0x80, (unsigned)toggle << 7);
 }
 
+/**
+ * ibk_notice_count() - The Notice's noticeCount, for notices queued at the
+ * issuer
+ * @n: the Notice, 64 bytes, any alignment
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the field's value, host order.
+ */
 static inline uint16_t ibk_notice_count(const void *n)
 {
 	return (uint16_t)(ibk__load_be16((const uint8_t *)n + 8) & 0x7fff);
 }
 
+/**
+ * ibk_notice_set_count() - Sets the Notice's noticeCount, for notices queued
+ * at the issuer
+ * @n: the Notice to write, 64 bytes, any alignment
+ * @count: the new value; bits beyond the field's width are ignored
+ *
+ * Context: Any context: touches only its arguments.
+ */
 static inline void ibk_notice_set_count(void *n, uint16_t count)
 {
 	uint8_t *p = (uint8_t *)n + 8;
@@ -4853,46 +6807,77 @@ static inline void ibk_notice_set_count(void *n, uint16_t count)
 	p[1] = (uint8_t)count;
 }
 
-/*
- * Trap 256, Bad M_Key: DataDetails reserved @0-1; LIDADDR @2-3; DRSLID
- * @4-5; METHOD @6; reserved @7; ATTRIBUTEID @8-9; ATTRIBUTEMODIFIER
- * @10-13; M_KEY @14-21; reserved @22; byte 23 DRNotice 0x80,
- * DRPathTruncated 0x40, DRHopCount 0x3f; DRNoticeReturnPath @24-53.
+/**
+ * struct ibk_trap_256 - Trap 256 (Bad M_Key) details
+ * @lid: LIDADDR: who sent the SMP
+ * @dr_slid: directed route: the SMP's DrSLID
+ * @method: the SMP's method
+ * @attr_id: its attribute ID
+ * @attr_mod: its attribute modifier
+ * @mkey: the bad M_Key received
+ * @dr_notice: the SMP was directed route
+ * @dr_truncated: its path was longer than 30 hops
+ * @dr_hop_cnt: hops in dr_return_path, 0-30
+ * @dr_return_path: the first dr_hop_cnt bytes of its return path
+ *
+ * Trap 256, Bad M_Key: DataDetails reserved @0-1; LIDADDR @2-3; DRSLID @4-5;
+ * METHOD @6; reserved @7; ATTRIBUTEID @8-9; ATTRIBUTEMODIFIER @10-13; M_KEY
+ * @14-21; reserved @22; byte 23 DRNotice 0x80, DRPathTruncated 0x40,
+ * DRHopCount 0x3f; DRNoticeReturnPath @24-53.
  */
 struct ibk_trap_256 {
-	uint16_t lid;		/* LIDADDR: who sent the SMP */
-	uint16_t dr_slid;	/* directed route: the SMP's DrSLID */
+	uint16_t lid;
+	uint16_t dr_slid;
 	uint8_t  method;
 	uint16_t attr_id;
 	uint32_t attr_mod;
-	uint64_t mkey;		/* the bad M_Key received */
-	bool     dr_notice;	/* the SMP was directed route */
-	bool     dr_truncated;	/* its path was longer than 30 hops */
-	uint8_t  dr_hop_cnt;	/* hops in dr_return_path, 0-30 */
+	uint64_t mkey;
+	bool     dr_notice;
+	bool     dr_truncated;
+	uint8_t  dr_hop_cnt;
 	uint8_t  dr_return_path[IBK_TRAP_DR_PATH_LEN];
 };
 
-/*
- * Traps 257, Bad P_Key, and 258, Bad Q_Key, one layout: DataDetails
- * reserved @0-1; LIDADDR1 @2-3; LIDADDR2 @4-5; KEY @6-9 (the P_Key in the
- * low 16 bits for 257); SL in bits 31-28 and QP1 in bits 23-0 @10-13; QP2
- * in bits 23-0 @14-17; GIDADDR1 @18-33; GIDADDR2 @34-49.
+/**
+ * struct ibk_trap_key - Trap 257 (Bad P_Key) and 258 (Bad Q_Key) details
+ * @lid1: the bad packet's source LID
+ * @lid2: its destination LID
+ * @key: the P_Key (257) or Q_Key (258) it carried
+ * @sl: its service level
+ * @qp1: source QP (0 unless a DETH names it)
+ * @qp2: destination QP
+ * @gid1: source GID, zero without a GRH
+ * @gid2: destination GID, zero without a GRH
+ *
+ * Traps 257, Bad P_Key, and 258, Bad Q_Key, one layout: DataDetails reserved
+ * @0-1; LIDADDR1 @2-3; LIDADDR2 @4-5; KEY @6-9 (the P_Key in the low 16 bits
+ * for 257); SL in bits 31-28 and QP1 in bits 23-0 @10-13; QP2 in bits 23-0
+ * @14-17; GIDADDR1 @18-33; GIDADDR2 @34-49.
  */
 struct ibk_trap_key {
-	uint16_t lid1;		/* the bad packet's source LID */
-	uint16_t lid2;		/* its destination LID */
-	uint32_t key;		/* the P_Key (257) or Q_Key (258) it carried */
+	uint16_t lid1;
+	uint16_t lid2;
+	uint32_t key;
 	uint8_t  sl;
-	uint32_t qp1;		/* source QP (0 unless a DETH names it) */
-	uint32_t qp2;		/* destination QP */
-	struct ibk_gid gid1;	/* source GID, zero without a GRH */
-	struct ibk_gid gid2;	/* destination GID, zero without a GRH */
+	uint32_t qp1;
+	uint32_t qp2;
+	struct ibk_gid gid1;
+	struct ibk_gid gid2;
 };
 
-/*
+/**
+ * ibk_notice_init() - Writes a generic notice's header and zeroes its details
+ * @type: the Notice type
+ * @producer: the producer type (24 bits)
+ * @trap_number: the trap number
+ * @issuer_lid: the issuer's LID
+ * @notice: a Notice attribute to write, 64 bytes, any alignment
+ *
  * Writes the first 10 bytes of a generic notice at @notice, and zeroes its
  * DataDetails: IsGeneric, @type, @producer, trap @trap_number, @issuer_lid,
  * toggle and count 0.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_notice_init(uint8_t type, uint32_t producer,
 				   uint16_t trap_number, uint16_t issuer_lid,
@@ -4910,12 +6895,21 @@ static inline void ibk_notice_init(uint8_t type, uint32_t producer,
 	ibk_notice_set_issuer_lid(notice, issuer_lid);
 }
 
-/*
+/**
+ * ibk_notice_build_256() - Builds the Bad M_Key notice (trap 256)
+ * @producer: the producer type (24 bits)
+ * @issuer_lid: the issuer's LID
+ * @trap: the trap 256 details
+ * @notice: a Notice attribute to write, 64 bytes, any alignment
+ *
  * The Bad M_Key notice (security, trap 256) at @notice, IBK_NOTICE_LEN bytes,
- * from *@trap, as qib_bad_mkey() sends it: the hop count is written as at
- * most 30, with DRPathTruncated set when @trap says so or when it is above
- * 30, and only that many return path bytes. @producer is one of
- * IBK_NOTICE_PRODUCER_*.
+ * from *@trap, as qib_bad_mkey() sends it: the hop count is written as at most
+ * 30, with DRPathTruncated set when @trap says so or when it is above 30, and
+ * only that many return path bytes.
+ *
+ * @producer is one of IBK_NOTICE_PRODUCER_*.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_notice_build_256(uint32_t producer, uint16_t issuer_lid,
 					const struct ibk_trap_256 *trap,
@@ -4942,20 +6936,28 @@ static inline void ibk_notice_build_256(uint32_t producer, uint16_t issuer_lid,
 		d[24 + i] = trap->dr_return_path[i];
 }
 
-/*
+/**
+ * ibk_trap_256_from_smp() - The trap 256 details of an SMP in M_Key violation
+ * @smp: the SMP, 256 bytes, any alignment
+ * @lid: LIDADDR: the requester, the SMP's LRH SLID
+ * @trap: receives the trap 256 details
+ *
  * The trap 256 details for the SMP @smp that ibk_mkey_check() found in
  * violation, as qib_bad_mkey() and hfi1 bad_mkey() fill them: method,
- * attribute, modifier and M_Key from the SMP; for a directed-route SMP
- * also DrSLID, DRNotice and the hop count with as much of the return
- * path as fits (30 hops; a longer path is truncated and says so). The
- * path is the SMP's ReturnPath entries 1 to the hop count, one port per
- * hop, where the Linux SMI writes them (smi_handle_dr_smp_recv() stores
- * hop i's port at return_path[i]; entry 0 is never used): qib and hfi1
- * copy entries 0 to hop count - 1 instead, an unused byte first and the
- * last hop lost, which no SM could route back by. @lid is
- * LIDADDR: the requester, the SMP's LRH SLID, as the IBA's trap text
- * ("Bad M_Key, <M_KEY> from <LIDADDR> attempted <METHOD> ...") and
- * Wireshark read it; the kernel's SMAs put their own LID there instead.
+ * attribute, modifier and M_Key from the SMP; for a directed-route SMP also
+ * DrSLID, DRNotice and the hop count with as much of the return path as fits
+ * (30 hops; a longer path is truncated and says so).
+ *
+ * The path is the SMP's ReturnPath entries 1 to the hop count, one port per
+ * hop, where the Linux SMI writes them (smi_handle_dr_smp_recv() stores hop
+ * i's port at return_path[i]; entry 0 is never used): qib and hfi1 copy
+ * entries 0 to hop count - 1 instead, an unused byte first and the last hop
+ * lost, which no SM could route back by. @lid is LIDADDR: the requester, the
+ * SMP's LRH SLID, as the IBA's trap text ("Bad M_Key, <M_KEY> from <LIDADDR>
+ * attempted <METHOD> ...") and Wireshark read it; the kernel's SMAs put their
+ * own LID there instead.
+ *
+ * Context: Any context: touches only its arguments.
  */
 static inline void ibk_trap_256_from_smp(const void *smp, uint16_t lid,
 					 struct ibk_trap_256 *trap)
@@ -4986,10 +6988,15 @@ static inline bool ibk__notice_is_trap(const void *n, uint16_t trap)
 	return ibk_notice_is_generic(n) && ibk_notice_trap_number(n) == trap;
 }
 
-/*
- * Reads the trap 256 details of the notice @notice into *@trap. IBK_OK;
- * IBK_EINVAL for a NULL pointer or a notice that is not a generic trap
- * 256 (*@trap is then left alone).
+/**
+ * ibk_notice_parse_256() - Reads the trap 256 details of the notice @notice
+ * into *@trap
+ * @notice: a Notice attribute, 64 bytes, any alignment
+ * @trap: receives the trap 256 details
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer or a notice that is not a
+ * generic trap 256 (*@trap is then left alone).
  */
 static inline int ibk_notice_parse_256(const void *notice,
 				       struct ibk_trap_256 *trap)
@@ -5014,10 +7021,20 @@ static inline int ibk_notice_parse_256(const void *notice,
 	return IBK_OK;
 }
 
-/*
- * The Bad P_Key (@trap_number 257) or Bad Q_Key (@trap_number 258)
- * notice at @notice, IBK_NOTICE_LEN bytes, from *@trap (qib_bad_pkey()).
- * IBK_OK; IBK_EINVAL, writing nothing, for a NULL pointer or another
+/**
+ * ibk_notice_build_key_trap() - Builds the Bad P_Key or Bad Q_Key notice (trap
+ * 257 or 258)
+ * @trap_number: the trap number
+ * @producer: the producer type (24 bits)
+ * @issuer_lid: the issuer's LID
+ * @trap: the trap 257 or 258 details
+ * @notice: a Notice attribute to write, 64 bytes, any alignment
+ *
+ * The Bad P_Key (@trap_number 257) or Bad Q_Key (@trap_number 258) notice at
+ * @notice, IBK_NOTICE_LEN bytes, from *@trap (qib_bad_pkey()).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL, writing nothing, for a NULL pointer or another
  * @trap_number.
  */
 static inline int ibk_notice_build_key_trap(uint16_t trap_number,
@@ -5045,10 +7062,15 @@ static inline int ibk_notice_build_key_trap(uint16_t trap_number,
 	return IBK_OK;
 }
 
-/*
- * Reads the details of a trap 257 or 258 notice @notice into *@trap.
- * Returns the trap number; IBK_EINVAL for a NULL pointer or a notice
- * that is not a generic trap 257 or 258 (*@trap is then left alone).
+/**
+ * ibk_notice_parse_key_trap() - Reads the details of a trap 257 or 258 notice
+ * @notice into *@trap
+ * @notice: a Notice attribute, 64 bytes, any alignment
+ * @trap: receives the trap 257 or 258 details
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the trap number; IBK_EINVAL for a NULL pointer or a notice that is
+ * not a generic trap 257 or 258 (*@trap is then left alone).
  */
 static inline int ibk_notice_parse_key_trap(const void *notice,
 					    struct ibk_trap_key *trap)
@@ -5071,15 +7093,23 @@ static inline int ibk_notice_parse_key_trap(const void *notice,
 	return ibk_notice_trap_number(notice);
 }
 
-/*
- * The trap 257 (@trap_number IBK_TRAP_BAD_PKEY) or 258 details, into
- * *@trap, for the dropped packet whose headers *@h holds, as qib_ud_rcv()
- * and qib_ruc_check_hdr() report them: LIDADDR1/2 the LRH's SLID/DLID, SL
- * from the LRH, KEY the packet's BTH P_Key (257) or DETH Q_Key (258), QP1
- * the DETH's source QP (0 without a DETH, as for RC and UC), QP2 the BTH's
- * destination QP, GIDADDR1/2 the GRH's SGID/DGID (zero without a GRH).
- * IBK_OK; IBK_EINVAL for a NULL pointer, another @trap_number, or a 258
- * without a DETH.
+/**
+ * ibk_trap_key_from_headers() - The trap 257 or 258 details of a dropped
+ * packet
+ * @h: a packet's located headers (ibk_pkt_locate())
+ * @trap_number: the trap number
+ * @trap: receives the trap 257 or 258 details
+ *
+ * The trap 257 (@trap_number IBK_TRAP_BAD_PKEY) or 258 details, into *@trap,
+ * for the dropped packet whose headers *@h holds, as qib_ud_rcv() and
+ * qib_ruc_check_hdr() report them: LIDADDR1/2 the LRH's SLID/DLID, SL from the
+ * LRH, KEY the packet's BTH P_Key (257) or DETH Q_Key (258), QP1 the DETH's
+ * source QP (0 without a DETH, as for RC and UC), QP2 the BTH's destination
+ * QP, GIDADDR1/2 the GRH's SGID/DGID (zero without a GRH).
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer, another @trap_number, or a
+ * 258 without a DETH.
  */
 static inline int ibk_trap_key_from_headers(const struct ibk_pkt_headers *h,
 					    uint16_t trap_number,
@@ -5104,12 +7134,18 @@ static inline int ibk_trap_key_from_headers(const struct ibk_pkt_headers *h,
 	return IBK_OK;
 }
 
-/*
- * The least time between two traps (o14-2, qib_send_trap()): 4.096 us x
- * 2^@subnet_timeout (PortInfo SubnetTimeout, 0-31; higher bits ignored),
- * in ns: 2^(12 + timeout), from 4096 ns to 2^43 ns (about 2.4 hours).
+/**
+ * ibk_trap_interval_ns() - The least time between two traps (o14-2,
+ * qib_send_trap())
+ * @subnet_timeout: the subnet timeout, 5 bits (4.096 us x 2^value)
+ *
  * Built from 32-bit shifts: a variable 64-bit shift is a libgcc call
  * (__aeabi_llsl) on Cortex-M0.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: the least time between two traps (o14-2, qib_send_trap()): 4.096 us
+ * x 2^@subnet_timeout (PortInfo SubnetTimeout, 0-31; higher bits ignored), in
+ * ns: 2^(12 + timeout), from 4096 ns to 2^43 ns (about 2.4 hours).
  */
 static inline uint64_t ibk_trap_interval_ns(uint8_t subnet_timeout)
 {
@@ -5120,12 +7156,20 @@ static inline uint64_t ibk_trap_interval_ns(uint8_t subnet_timeout)
 	return (uint64_t)(1u << (e - 32)) << 32;
 }
 
-/*
- * True if a port may send a trap at @now_ns: none was sent yet
+/**
+ * ibk_trap_rate_ok() - Whether a port may send a trap at @now_ns
+ * @now_ns: the current time in nanoseconds, any monotonic clock
+ * @last_ns: when the previous trap was sent, same clock as @now_ns
+ * @sent_before: false if no trap was sent yet
+ * @subnet_timeout: the subnet timeout, 5 bits (4.096 us x 2^value)
+ *
+ * A trap refused here is dropped, as qib_send_trap() drops it. Both times from
+ * one clock; a wrap of it is harmless.
+ *
+ * Context: Any context: touches only its arguments.
+ * Return: true if a port may send a trap at @now_ns: none was sent yet
  * (@sent_before false), or the last one, at @last_ns, is at least
- * ibk_trap_interval_ns(@subnet_timeout) ago. A trap refused here is
- * dropped, as qib_send_trap() drops it. Both times from one clock; a
- * wrap of it is harmless.
+ * ibk_trap_interval_ns(@subnet_timeout) ago.
  */
 static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
 				    bool sent_before, uint8_t subnet_timeout)

@@ -280,6 +280,18 @@ static inline uint32_t ibk__kfetch_add(uint32_t *p, uint32_t v)
 #define ibk__cpu_relax()		IBK_ATOMICS_WRITER_CONFLICT()
 
 #ifndef IBK_ATOMICS_WRITER_CONFLICT
+/**
+ * IBK_ATOMICS_WRITER_CONFLICT() - What a single-core writer does on a taken
+ * lock word
+ *
+ * What a single-core writer does when it finds the lock word taken, defined by
+ * the integrator or else a trap.
+ *
+ * On one core a writer that finds another writer's lock word interrupted
+ * it, and could never finish waiting: a fault a debugger shows is the default.
+ *
+ * Context: a writer of IBK_ATOMICS_SINGLE_CORE that interrupted another.
+ */
 #define IBK_ATOMICS_WRITER_CONFLICT()	__builtin_trap()
 #endif
 
@@ -330,7 +342,23 @@ static inline void ibk__irq_restore(uint32_t mie)
 #else
 #error "IBK_ATOMICS_SINGLE_CORE: define IBK_ATOMICS_IRQ_SAVE() and IBK_ATOMICS_IRQ_RESTORE(state) for this core"
 #endif
+/**
+ * IBK_ATOMICS_IRQ_SAVE() - Masks interrupts on a single-core build
+ *
+ * Masks interrupts on a single core, defined by the integrator or else for
+ * Cortex-M (PRIMASK) and RISC-V M-mode (mstatus.MIE).
+ *
+ * Context: IBK_ATOMICS_SINGLE_CORE's read-modify-writes.
+ * Return: the state to pass to IBK_ATOMICS_IRQ_RESTORE(), a uint32_t.
+ */
 #define IBK_ATOMICS_IRQ_SAVE()		ibk__irq_save()
+/**
+ * IBK_ATOMICS_IRQ_RESTORE() - Restores the interrupt mask
+ * IBK_ATOMICS_IRQ_SAVE() saved
+ * @state: what IBK_ATOMICS_IRQ_SAVE() returned
+ *
+ * Context: IBK_ATOMICS_SINGLE_CORE's read-modify-writes.
+ */
 #define IBK_ATOMICS_IRQ_RESTORE(state)	ibk__irq_restore(state)
 #endif
 
@@ -553,21 +581,42 @@ static inline void ibk__fence_release(void)
  *	ibk_latch_write_end(l)
  * ------------------------------------------------------------------------ */
 
-/* Called each time a read section has to be redone; a test may count them. */
 #ifndef IBK_LATCH_RETRY_HOOK
+/**
+ * IBK_LATCH_RETRY_HOOK() - Called each time a read section is redone
+ *
+ * Called each time a read section has to be redone; defined by the integrator
+ * (a test counts them) or else nothing.
+ *
+ * Context: a reader, in ibk_latch_read_retry().
+ */
 #define IBK_LATCH_RETRY_HOOK() ((void)0)
 #endif
 
 /* A generation no latch count ever equals. */
 #define IBK_GENERATION_NEVER 0u
 
+/**
+ * struct ibk_latch - The two-copy latch: a generation count and a writers'
+ * lock word
+ */
 struct ibk_latch {
-	IBK__ATOMIC(uint32_t) count;	/* generation; low bit: readers' copy */
-	IBK__ATOMIC(uint32_t) writer;	/* 1 while a writer holds the latch */
+	/* private: */
+	IBK__ATOMIC(uint32_t) count;
+	IBK__ATOMIC(uint32_t) writer;
 };
 
-/* Sets the count to @start rounded down to even (2 for 0 or 1) and frees
- * the lock word. Not concurrent with any use. */
+/**
+ * ibk_latch_init() - Sets the count to @start rounded down to even (2 for 0 or
+ * 1) and frees the lock word
+ * @l: the latch
+ * @start: the first count (rounded down to even; 0 and 1 start at 2)
+ *
+ * Not concurrent with any use.
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ */
 static inline void ibk_latch_init(struct ibk_latch *l, uint32_t start)
 {
 	start &= ~1u;
@@ -575,8 +624,17 @@ static inline void ibk_latch_init(struct ibk_latch *l, uint32_t start)
 	ibk__store(&l->writer, 0u, relaxed);
 }
 
-/* Opens a read section without waiting: returns the count to pass to
- * ibk_latch_copy() and ibk_latch_read_retry(). */
+/**
+ * ibk_latch_read_begin() - Opens a read section without waiting
+ * @l: the latch
+ *
+ * Opens a read section without waiting: returns the count to pass to
+ * ibk_latch_copy() and ibk_latch_read_retry().
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the count to pass to ibk_latch_copy() and ibk_latch_read_retry()
+ */
 static inline uint32_t ibk_latch_read_begin(const struct ibk_latch *l)
 {
 	/* Acquire: pairs with the release store in ibk__latch_flip(), so
@@ -584,7 +642,14 @@ static inline uint32_t ibk_latch_read_begin(const struct ibk_latch *l)
 	return ibk__load(&l->count, acquire);
 }
 
-/* The copy (0 or 1) a read section that began at @start reads. */
+/**
+ * ibk_latch_copy() - The copy (0 or 1) a read section that began at @start
+ * reads
+ * @start: the count ibk_latch_read_begin() returned
+ *
+ * Context: Any context: touches only its argument.
+ * Return: the copy (0 or 1) a read section that began at @start reads.
+ */
 static inline unsigned ibk_latch_copy(uint32_t start)
 {
 	return start & 1u;
@@ -602,8 +667,18 @@ static inline bool ibk__latch_moved(const struct ibk_latch *l, uint32_t start)
 	return ibk__load(&l->count, relaxed) != start;
 }
 
-/* Closes a read section: true if a writer moved the count since @start,
- * so it may have written the copy read and the loads must be redone. */
+/**
+ * ibk_latch_read_retry() - Closes a read section: whether it must be redone
+ * @l: the latch
+ * @start: the count ibk_latch_read_begin() returned
+ *
+ * Closes a read section: true if a writer moved the count since @start, so it
+ * may have written the copy read and the loads must be redone.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: true if the read section must be redone, false if its loads stand.
+ */
 static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
 					uint32_t start)
 {
@@ -649,8 +724,16 @@ static inline void ibk__latch_lock(struct ibk_latch *l)
 			ibk__cpu_relax();
 }
 
-/* Takes the lock word unless another writer holds it and moves readers to
- * copy 1: IBK_OK (write copy 0 next), or IBK_EBUSY. */
+/**
+ * ibk_latch_write_try_begin() - Takes the lock word unless another writer
+ * holds it and moves readers to copy 1
+ * @l: the latch
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK (write copy 0 next), or IBK_EBUSY.
+ */
 static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
 {
 	if (!ibk__latch_try_lock(l))
@@ -659,23 +742,42 @@ static inline int ibk_latch_write_try_begin(struct ibk_latch *l)
 	return IBK_OK;
 }
 
-/* As ibk_latch_write_try_begin(), spinning while another writer holds the
- * lock word. */
+/**
+ * ibk_latch_write_begin() - As ibk_latch_write_try_begin(), spinning while
+ * another writer holds the lock word
+ * @l: the latch
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ */
 static inline void ibk_latch_write_begin(struct ibk_latch *l)
 {
 	ibk__latch_lock(l);
 	ibk__latch_flip(l);
 }
 
-/* Once copy 0 has the update: moves readers back to it (write copy 1
- * next). */
+/**
+ * ibk_latch_write_switch() - Once copy 0 has the update: moves readers back to
+ * it (write copy 1 next)
+ * @l: the latch
+ *
+ * Context: The writer holding the lock word (ibk_latch_write_begin()): never
+ * waits.
+ */
 static inline void ibk_latch_write_switch(struct ibk_latch *l)
 {
 	ibk__latch_flip(l);
 }
 
-/* Once both copies have the update (or, after ibk__latch_lock(), none):
- * frees the lock word. */
+/**
+ * ibk_latch_write_end() - Once both copies have the update (or, after
+ * ibk__latch_lock(), none): frees the lock word
+ * @l: the latch
+ *
+ * Context: The writer holding the lock word (ibk_latch_write_begin()): never
+ * waits.
+ */
 static inline void ibk_latch_write_end(struct ibk_latch *l)
 {
 	/* Release: pairs with the acquire CAS of the next writer in
@@ -712,12 +814,27 @@ static inline bool ibk__latch_unchanged(const struct ibk_latch *l,
 
 #define IBK_COUNTER16_MAX 0xffffu
 
-/* Zero-initialise it (static storage) or ibk_counter16_reset() it first. */
+/**
+ * struct ibk_counter16 - A 16-bit saturating counter, safe from any number of
+ * threads
+ *
+ * Zero-initialise it (static storage) or ibk_counter16_reset() it first.
+ */
 struct ibk_counter16 {
+	/* private: */
 	IBK__ATOMIC(uint32_t) value;
 };
 
-/* Adds @n, stopping at IBK_COUNTER16_MAX. Safe from any number of threads. */
+/**
+ * ibk_counter16_add() - Adds @n, stopping at IBK_COUNTER16_MAX
+ * @c: the counter
+ * @n: how many
+ *
+ * Safe from any number of threads.
+ *
+ * Context: Any context, interrupt handlers included: one atomic
+ * read-modify-write.
+ */
 static inline void ibk_counter16_add(struct ibk_counter16 *c, uint32_t n)
 {
 	if (n > IBK_COUNTER16_MAX)
@@ -726,7 +843,13 @@ static inline void ibk_counter16_add(struct ibk_counter16 *c, uint32_t n)
 		ibk__fetch_add(&c->value, n, relaxed);
 }
 
-/* Adds one, stopping at IBK_COUNTER16_MAX. */
+/**
+ * ibk_counter16_inc() - Adds one, stopping at IBK_COUNTER16_MAX
+ * @c: the counter
+ *
+ * Context: Any context, interrupt handlers included: one atomic
+ * read-modify-write.
+ */
 static inline void ibk_counter16_inc(struct ibk_counter16 *c)
 {
 	ibk_counter16_add(c, 1);
@@ -738,13 +861,27 @@ static inline uint16_t ibk__counter16_clamp(uint32_t v)
 	return (uint16_t)(v < IBK_COUNTER16_MAX ? v : IBK_COUNTER16_MAX);
 }
 
-/* The count as PortInfo would report it: at most IBK_COUNTER16_MAX. */
+/**
+ * ibk_counter16_read() - The count as PortInfo would report it
+ * @c: the counter
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the count as PortInfo would report it: at most IBK_COUNTER16_MAX.
+ */
 static inline uint16_t ibk_counter16_read(const struct ibk_counter16 *c)
 {
 	return ibk__counter16_clamp(ibk__load(&c->value, relaxed));
 }
 
-/* Zeroes the counter and returns what ibk_counter16_read() would have. */
+/**
+ * ibk_counter16_reset() - Zeroes the counter and returns what
+ * ibk_counter16_read() would have
+ * @c: the counter
+ *
+ * Context: Any context, interrupt handlers included: one atomic exchange.
+ * Return: what ibk_counter16_read() would have.
+ */
 static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
 {
 	return ibk__counter16_clamp(ibk__exchange(&c->value, 0u, relaxed));
@@ -754,13 +891,20 @@ static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
  * Port states and change events
  * ------------------------------------------------------------------------ */
 
-/*
- * PortInfo:PortState (IBA 14.2.5.6), numbered as enum ibv_port_state.
+/**
+ * enum ibk_port_state - PortInfo:PortState (IBA 14.2.5.6), numbered as enum
+ * ibv_port_state
+ * @IBK_PORT_DOWN: the link is down
+ * @IBK_PORT_INIT: link up, not yet configured by the subnet manager
+ * @IBK_PORT_ARMED: configured; only subnet management packets flow
+ * @IBK_PORT_ACTIVE: configured and passing traffic
+ * @IBK_PORT_ACTIVE_DEFER: active, its link deferred by the subnet manager
+ *
  * Tables are readable in ARMED, ACTIVE and ACTIVE_DEFER, which the verbs
- * report for an active port whose link is deferred by the subnet manager
- * (its tables stay as they were). Leaving those states for any other marks
- * the tables awaiting a refill: what a port held before an outage is not
- * what it holds after.
+ * report for an active port whose link is deferred by the subnet manager (its
+ * tables stay as they were). Leaving those states for any other marks the
+ * tables awaiting a refill: what a port held before an outage is not what it
+ * holds after.
  */
 enum ibk_port_state {
 	IBK_PORT_DOWN = 1,
@@ -770,20 +914,33 @@ enum ibk_port_state {
 	IBK_PORT_ACTIVE_DEFER = 5,
 };
 
-/*
- * The asynchronous events that change what a port's tables may hold,
- * numbered as enum ibv_event_type so a verbs event loop can pass
- * event.event_type straight through. What ibk_port_event() does:
+/**
+ * enum ibk_event_type - Asynchronous events that change what a port's tables
+ * hold
+ * @IBK_EVENT_DEVICE_FATAL: both: DOWN, awaiting refill
+ * @IBK_EVENT_PORT_ACTIVE: both: ACTIVE, awaiting refill
+ * @IBK_EVENT_PORT_ERR: both: DOWN, awaiting refill
+ * @IBK_EVENT_LID_CHANGE: both tables awaiting refill
+ * @IBK_EVENT_PKEY_CHANGE: P_Key table awaiting refill
+ * @IBK_EVENT_SM_CHANGE: both tables awaiting refill
+ * @IBK_EVENT_CLIENT_REREGISTER: both tables awaiting refill
+ * @IBK_EVENT_GID_CHANGE: GID table awaiting refill
+ *
+ * The asynchronous events that change what a port's tables may hold, numbered
+ * as enum ibv_event_type so a verbs event loop can pass event.event_type
+ * straight through.
+ *
+ * What ibk_port_event() does:
  */
 enum ibk_event_type {
-	IBK_EVENT_DEVICE_FATAL = 8,	/* both: DOWN, awaiting refill */
-	IBK_EVENT_PORT_ACTIVE = 9,	/* both: ACTIVE, awaiting refill */
-	IBK_EVENT_PORT_ERR = 10,	/* both: DOWN, awaiting refill */
-	IBK_EVENT_LID_CHANGE = 11,	/* both tables awaiting refill */
-	IBK_EVENT_PKEY_CHANGE = 12,	/* P_Key table awaiting refill */
-	IBK_EVENT_SM_CHANGE = 13,	/* both tables awaiting refill */
-	IBK_EVENT_CLIENT_REREGISTER = 17, /* both tables awaiting refill */
-	IBK_EVENT_GID_CHANGE = 18,	/* GID table awaiting refill */
+	IBK_EVENT_DEVICE_FATAL = 8,
+	IBK_EVENT_PORT_ACTIVE = 9,
+	IBK_EVENT_PORT_ERR = 10,
+	IBK_EVENT_LID_CHANGE = 11,
+	IBK_EVENT_PKEY_CHANGE = 12,
+	IBK_EVENT_SM_CHANGE = 13,
+	IBK_EVENT_CLIENT_REREGISTER = 17,
+	IBK_EVENT_GID_CHANGE = 18,
 };
 
 /* ------------------------------------------------------------------------
@@ -821,9 +978,22 @@ enum ibk_event_type {
 
 #define IBK_TABLE_MAX_CAPACITY 65536u
 
-/* Cells for a table of @capacity: per entry in each copy, one GID cell, or
- * three P_Key cells (its key and its two chain links). */
+/**
+ * IBK_PKEY_CELLS() - The cells of a P_Key table of @capacity entries
+ * @capacity: how many entries the table holds
+ *
+ * Per entry and copy, three cells: its key and its two chain links.
+ *
+ * Return: the count, a constant expression if @capacity is.
+ */
 #define IBK_PKEY_CELLS(capacity)	(6u * (capacity))
+/**
+ * IBK_GID_CELLS() - The cells of a GID table of @capacity entries
+ * @capacity: how many entries the table holds
+ *
+ * Return: the count, one per entry and copy; a constant expression if
+ * @capacity is.
+ */
 #define IBK_GID_CELLS(capacity)		(2u * (capacity))
 
 #define IBK__SLOTS_IF(capacity, log2) \
@@ -840,10 +1010,17 @@ enum ibk_event_type {
 	 IBK__SLOTS_IF(capacity, 14) IBK__SLOTS_IF(capacity, 15) \
 	 IBK__SLOTS_IF(capacity, 16) 0u)
 
-/* Hash slots for a table of @capacity, both copies: twice the power of two
- * at least four times it (a constant expression if @capacity is;
- * evaluated more than once); 0 above IBK_TABLE_MAX_CAPACITY. Enough for
- * either table. */
+/**
+ * IBK_HASH_SLOTS() - Hash slots of a table, both copies, each a quarter full
+ * at most
+ * @capacity: how many entries the table holds (evaluated more than once)
+ *
+ * The hash slots of a table of @capacity entries, both copies, each index at
+ * most a quarter full; enough for either table.
+ *
+ * Return: twice the power of two at least four times @capacity, a constant
+ * expression if @capacity is; 0 above IBK_TABLE_MAX_CAPACITY.
+ */
 #define IBK_HASH_SLOTS(capacity)	(2u * IBK__COPY_SLOTS(capacity))
 
 /* A P_Key copy needs no more than 65536 slots, one per 16-bit key: from
@@ -852,30 +1029,77 @@ enum ibk_event_type {
 #define IBK__PKEY_COPY_SLOTS(capacity) \
 	(IBK__COPY_SLOTS(capacity) < IBK__PKEY_MAX_COPY_SLOTS ? \
 	 IBK__COPY_SLOTS(capacity) : IBK__PKEY_MAX_COPY_SLOTS)
+/**
+ * IBK_PKEY_HASH_SLOTS() - Hash slots of a P_Key table, both copies, a quarter
+ * full at most
+ * @capacity: how many entries the table holds (evaluated more than once)
+ *
+ * The hash slots of a P_Key table of @capacity entries, both copies, each
+ * index at most a quarter full.
+ *
+ * Return: IBK_HASH_SLOTS(@capacity), but at most 65536 a copy: a P_Key copy
+ * needs no more, one slot per 16-bit key.
+ */
 #define IBK_PKEY_HASH_SLOTS(capacity)	(2u * IBK__PKEY_COPY_SLOTS(capacity))
 
-/* The fewest slots a table of @capacity takes, both copies: an index at
- * most half full (see above). A constant expression if @capacity is. */
+/**
+ * IBK_HASH_SLOTS_MIN() - Fewest hash slots of a table, both copies: half full
+ * at most
+ * @capacity: how many entries the table holds (evaluated more than once)
+ *
+ * The fewest hash slots a table of @capacity entries takes, both copies: each
+ * index at most half full.
+ *
+ * Return: half of IBK_HASH_SLOTS(@capacity), a constant expression if
+ * @capacity is.
+ */
 #define IBK_HASH_SLOTS_MIN(capacity)	IBK__COPY_SLOTS(capacity)
+/**
+ * IBK_PKEY_HASH_SLOTS_MIN() - Fewest hash slots of a P_Key table, both copies
+ * @capacity: how many entries the table holds (evaluated more than once)
+ *
+ * The fewest hash slots a P_Key table of @capacity entries takes, both copies:
+ * each index at most half full.
+ *
+ * Return: half of IBK_HASH_SLOTS(@capacity), or IBK_PKEY_HASH_SLOTS(@capacity)
+ * where that is fewer; a constant expression if @capacity is.
+ */
 #define IBK_PKEY_HASH_SLOTS_MIN(capacity) \
 	(IBK__COPY_SLOTS(capacity) / 2u < IBK__PKEY_MAX_COPY_SLOTS ? \
 	 IBK__COPY_SLOTS(capacity) : 2u * IBK__PKEY_MAX_COPY_SLOTS)
 
-/* One slot of a table's hash index. */
+/**
+ * struct ibk_hash_slot - One slot of a table's hash index; storage only
+ *
+ * One slot of a table's hash index.
+ */
 struct ibk_hash_slot {
+	/* private: */
 	IBK__ATOMIC(uint32_t) word;
 };
 
-/* One P_Key table entry, an invalid key (base 0) for an empty one; or, in
- * the writer's chains, one link: a table index. */
+/**
+ * struct ibk_pkey_cell - One cell of a P_Key table's storage: an entry, or a
+ * link of the writer's chains
+ *
+ * One P_Key table entry, an invalid key (base 0) for an empty one; or, in the
+ * writer's chains, one link: a table index.
+ */
 struct ibk_pkey_cell {
+	/* private: */
 	IBK__ATOMIC(uint16_t) pkey;
 };
 
-/* One GID table entry: the GID as four words (see ibk__gid_to_words()),
- * its type, and the writer's links between the entries holding the same
- * GID and type (see ibk__gid_link()). */
+/**
+ * struct ibk_gid_cell - One cell of a GID table's storage: an entry as four
+ * words, its type and the writer's link
+ *
+ * One GID table entry: the GID as four words (see ibk__gid_to_words()), its
+ * type, and the writer's links between the entries holding the same GID and
+ * type (see ibk__gid_link()).
+ */
 struct ibk_gid_cell {
+	/* private: */
 	IBK__ATOMIC(uint32_t) word[4];
 	IBK__ATOMIC(uint32_t) type;
 	IBK__ATOMIC(uint32_t) link;
@@ -1420,14 +1644,25 @@ static inline void ibk__hash_copy(struct ibk__table *h, unsigned to)
  *	ibk_pkey_table_ref_fresh(t, ref)
  * ------------------------------------------------------------------------ */
 
+/**
+ * struct ibk_pkey_table - A cached P_Key table, on caller storage
+ * (ibk_pkey_table_init())
+ */
 struct ibk_pkey_table {
+	/* private: */
 	struct ibk__table hdr;
-	struct ibk_pkey_cell *cells[2];	/* per copy: the entries' keys */
-	struct ibk_pkey_cell *links[2];	/* previous, next links: see above */
-	uint32_t hash_mul;		/* see ibk__pkey_home() */
+	struct ibk_pkey_cell *cells[2];
+	struct ibk_pkey_cell *links[2];
+	uint32_t hash_mul;
 };
 
-/* A cached entry: valid while ibk_pkey_table_ref_fresh() says so. */
+/**
+ * struct ibk_pkey_ref - A cached entry: valid while ibk_pkey_table_ref_fresh()
+ * says so
+ * @generation: the generation the entry was read in
+ * @index: the entry's index
+ * @pkey: the P_Key the entry held
+ */
 struct ibk_pkey_ref {
 	uint32_t generation;
 	uint16_t index;
@@ -1923,15 +2158,27 @@ static inline void ibk__pkey_put(struct ibk_pkey_table *t, unsigned c,
 		ibk__pkey_index(&w, index, pkey);
 }
 
-/*
+/**
+ * ibk_pkey_table_init() - Attaches a P_Key table to caller storage
+ * @t: the P_Key table
+ * @cells: the table's cells (see "Table storage")
+ * @capacity: how many entries the table holds
+ * @slots: the hash index's slots
+ * @slot_count: how many @slots there are
+ *
  * Attaches @t to caller storage: @cells[IBK_PKEY_CELLS(@capacity)] and
  * @slots[@slot_count], @slot_count >= IBK_PKEY_HASH_SLOTS(@capacity)
  * (IBK_HASH_SLOTS() is enough too), or as few as
- * IBK_PKEY_HASH_SLOTS_MIN(@capacity) for an index up to half full (see
- * "Table storage"). The table starts empty, DOWN and awaiting its first
- * refill, generation 2 (never IBK_GENERATION_NEVER). IBK_OK; IBK_EINVAL
- * for a NULL pointer; IBK_ERANGE for a capacity outside 1..65536 or too
- * few slots. Not concurrent with any use.
+ * IBK_PKEY_HASH_SLOTS_MIN(@capacity) for an index up to half full (see "Table
+ * storage").
+ *
+ * The table starts empty, DOWN and awaiting its first refill, generation 2
+ * (never IBK_GENERATION_NEVER). Not concurrent with any use.
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a capacity
+ * outside 1..65536 or too few slots.
  */
 static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 				      struct ibk_pkey_cell *cells,
@@ -1960,29 +2207,51 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	return IBK_OK;
 }
 
-/*
+/**
+ * ibk_pkey_table_refill_ticket() - The ticket to take before reading the
+ * device for a refill
+ * @t: the P_Key table
+ *
  * The ticket to take before reading the device's P_Key table for a refill:
  * ibk_pkey_table_refill() refuses it once a change event (PKEY_CHANGE,
- * invalidate, leaving ARMED/ACTIVE, any event that marks the table
- * awaiting a refill) has come after it. @t must be valid.
+ * invalidate, leaving ARMED/ACTIVE, any event that marks the table awaiting a
+ * refill) has come after it.
+ *
+ * @t must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the ticket.
  */
 static inline uint32_t ibk_pkey_table_refill_ticket(const struct ibk_pkey_table *t)
 {
 	return ibk__refill_ticket(&t->hdr);
 }
 
-/*
- * Publishes a whole new table as one generation, what a PKEY_CHANGE
- * handler does once it has re-read the device: entries 0..@n-1 from
- * @pkeys, the rest empty; clears "awaiting refill". @ticket is what
- * ibk_pkey_table_refill_ticket() returned before the device was read.
- * IBK_OK; IBK_ESTALE, writing nothing, if a change event came after the
- * ticket (the device may have changed since it was read: read it again);
- * else IBK_ENOTREADY, writing nothing, unless the port is ARMED or ACTIVE
- * (set the state first: the table is undefined in any other, and what was
- * read then is never served);
- * IBK_EINVAL for NULL @t, or NULL @pkeys with @n > 0; IBK_ENOSPC if @n >
- * capacity.
+/**
+ * ibk_pkey_table_refill() - Publishes a whole new P_Key table as one
+ * generation
+ * @t: the P_Key table
+ * @pkeys: the P_Keys, entries 0..@n-1
+ * @n: how many
+ * @ticket: what the refill ticket function returned before the device was read
+ *
+ * Publishes a whole new table as one generation, what a PKEY_CHANGE handler
+ * does once it has re-read the device: entries 0..@n-1 from @pkeys, the rest
+ * empty; clears "awaiting refill".
+ *
+ * @ticket is what ibk_pkey_table_refill_ticket() returned before the device
+ * was read.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_ESTALE, writing nothing, if a change event came after
+ * the ticket (the device may have changed since it was read: read it again);
+ * else IBK_ENOTREADY, writing nothing, unless the port is ARMED or ACTIVE (set
+ * the state first: the table is undefined in any other, and what was read then
+ * is never served); IBK_EINVAL for NULL @t, or NULL @pkeys with @n > 0;
+ * IBK_ENOSPC if @n > capacity.
  */
 static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 					const ibk_pkey_t *pkeys, uint32_t n,
@@ -2004,12 +2273,23 @@ static inline int ibk_pkey_table_refill(struct ibk_pkey_table *t,
 	return IBK_OK;
 }
 
-/*
+/**
+ * ibk_pkey_table_set() - Sets one entry of the P_Key table as one generation
+ * @t: the P_Key table
+ * @index: the entry's index
+ * @pkey: a P_Key, host order
+ *
  * Sets entry @index to @pkey (an invalid key empties it) as one generation,
- * even if the entry already held it. Leaves "awaiting refill" as it is. A
- * set is a change event: a refill holding a ticket from before it read the
- * device without this entry and is refused, or it would revert the set.
- * IBK_OK; IBK_EINVAL for NULL @t; IBK_ERANGE if @index >= capacity.
+ * even if the entry already held it.
+ *
+ * Leaves "awaiting refill" as it is. A set is a change event: a refill holding
+ * a ticket from before it read the device without this entry and is refused,
+ * or it would revert the set.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t; IBK_ERANGE if @index >= capacity.
  */
 static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
 				     ibk_pkey_t pkey)
@@ -2027,16 +2307,36 @@ static inline int ibk_pkey_table_set(struct ibk_pkey_table *t, uint32_t index,
 	return IBK_OK;
 }
 
-/* Sets the port state the table's reads are gated on, as one generation.
- * IBK_OK; IBK_EINVAL for NULL @t or a state outside enum ibk_port_state. */
+/**
+ * ibk_pkey_table_set_state() - Sets the port state the table's reads are gated
+ * on, as one generation
+ * @t: the P_Key table
+ * @state: the port state (IBA 14.2.5.6 PortState)
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t or a state outside enum
+ * ibk_port_state.
+ */
 static inline int ibk_pkey_table_set_state(struct ibk_pkey_table *t,
 					   enum ibk_port_state state)
 {
 	return t ? ibk__table_set_state(&t->hdr, state) : IBK_EINVAL;
 }
 
-/* Marks the table "awaiting refill" as one generation: references go stale
- * and reads return IBK_ESTALE until the next refill. IBK_OK; IBK_EINVAL. */
+/**
+ * ibk_pkey_table_invalidate() - Marks the P_Key table awaiting a refill
+ * @t: the P_Key table
+ *
+ * Marks the table "awaiting refill" as one generation: references go stale and
+ * reads return IBK_ESTALE until the next refill.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t.
+ */
 static inline int ibk_pkey_table_invalidate(struct ibk_pkey_table *t)
 {
 	return t ? ibk__table_invalidate(&t->hdr) : IBK_EINVAL;
@@ -2117,13 +2417,22 @@ IBK__HOT struct ibk__pkey_got ibk__pkey_get(const struct ibk_pkey_table *t,
 	return ibk__pkey_get_slow(t, i, moved);
 }
 
-/*
- * Takes a reference to entry @index: its value and the generation it was
- * read in. IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
- * capacity; IBK_ENOTREADY unless the port is ARMED, ACTIVE or
- * ACTIVE_DEFER; IBK_ESTALE while awaiting a refill; IBK_ENOENT if the
- * entry holds an invalid key. On any error a non-NULL @ref gets the
- * generation IBK_GENERATION_NEVER: it is never fresh.
+/**
+ * ibk_pkey_table_ref_get() - Takes a reference to entry @index: its value and
+ * the generation it was read in
+ * @t: the P_Key table
+ * @index: the entry's index
+ * @ref: receives the reference
+ *
+ * On any error a non-NULL @ref gets the generation IBK_GENERATION_NEVER: it is
+ * never fresh.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
+ * capacity; IBK_ENOTREADY unless the port is ARMED, ACTIVE or ACTIVE_DEFER;
+ * IBK_ESTALE while awaiting a refill; IBK_ENOENT if the entry holds an invalid
+ * key.
  */
 static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 					 uint32_t index,
@@ -2146,8 +2455,17 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 	return got.rc;
 }
 
-/* The P_Key at entry @index into *@pkey (ibv_query_pkey(3) from the
- * cache). Errors as ibk_pkey_table_ref_get(). */
+/**
+ * ibk_pkey_table_get() - The P_Key at entry @index into *@pkey
+ * (ibv_query_pkey(3) from the cache)
+ * @t: the P_Key table
+ * @index: the entry's index
+ * @pkey: receives the P_Key
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; else an error as ibk_pkey_table_ref_get() returns it.
+ */
 static inline int ibk_pkey_table_get(const struct ibk_pkey_table *t,
 				     uint32_t index, ibk_pkey_t *pkey)
 {
@@ -2184,12 +2502,21 @@ static inline int ibk__pkey_lookup(const struct ibk_pkey_table *t,
 	return ibk__unreadable_error(unreadable);
 }
 
-/*
- * Takes a reference to the entry ibk_pkey_table_find() answers for @pkey.
- * IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it matches
- * nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no valid
- * entry has @pkey's base. O(1): one hash probe run. On any error a
- * non-NULL @ref is never fresh, as for ibk_pkey_table_ref_get().
+/**
+ * ibk_pkey_table_ref_find() - Takes a reference to the entry
+ * ibk_pkey_table_find() answers for @pkey
+ * @t: the P_Key table
+ * @pkey: a P_Key, host order
+ * @ref: receives the reference
+ *
+ * O(1): one hash probe run. On any error a non-NULL @ref is never fresh, as
+ * for ibk_pkey_table_ref_get().
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer or an invalid @pkey (it
+ * matches nothing, IBA 10.9); IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if no
+ * valid entry has @pkey's base.
  */
 static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 					  ibk_pkey_t pkey,
@@ -2214,13 +2541,25 @@ static inline int ibk_pkey_table_ref_find(const struct ibk_pkey_table *t,
 	return IBK_OK;
 }
 
-/*
+/**
+ * ibk_pkey_table_find() - Finds an entry of a P_Key's partition, full members
+ * first
+ * @t: the P_Key table
+ * @pkey: a P_Key, host order
+ * @found: receives the table's key (full or limited); may be NULL
+ *
  * Find by value: the index of an entry in @pkey's partition (bases equal,
  * membership of @pkey ignored), preferring a full-member entry and, among
  * equals, the lowest index; *@found (may be NULL) gets that entry's key.
- * The Linux cache keeps the last limited index instead, its uncached twin
- * the first; lowest-index is the stable choice for every duplicate pattern.
- * Errors as ibk_pkey_table_ref_find(). O(1) in the table size.
+ *
+ * The Linux cache keeps the last limited index instead, its uncached twin the
+ * first; lowest-index is the stable choice for every duplicate pattern. O(1)
+ * in the table size.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the index (0 or more); else a negative error as
+ * ibk_pkey_table_ref_find() returns it.
  */
 static inline int ibk_pkey_table_find(const struct ibk_pkey_table *t,
 				      ibk_pkey_t pkey, ibk_pkey_t *found)
@@ -2235,8 +2574,19 @@ static inline int ibk_pkey_table_find(const struct ibk_pkey_table *t,
 	return ref.index;
 }
 
-/* The lowest index holding exactly @pkey (all 16 bits). Errors as
- * ibk_pkey_table_ref_find(). O(1) in the table size. */
+/**
+ * ibk_pkey_table_find_exact() - The lowest index holding exactly @pkey (all 16
+ * bits)
+ * @t: the P_Key table
+ * @pkey: a P_Key, host order
+ *
+ * O(1) in the table size.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the index (0 or more); else a negative error as
+ * ibk_pkey_table_ref_find() returns it.
+ */
 static inline int ibk_pkey_table_find_exact(const struct ibk_pkey_table *t,
 					    ibk_pkey_t pkey)
 {
@@ -2251,11 +2601,22 @@ static inline int ibk_pkey_table_find_exact(const struct ibk_pkey_table *t,
 	return word ? (int)IBK__SLOT_INDEX(word) : IBK_ENOENT;
 }
 
-/*
+/**
+ * ibk_pkey_table_snapshot() - Copies every entry of one generation of the
+ * P_Key table
+ * @t: the P_Key table
+ * @n: how many
+ * @pkeys: receives @n P_Keys
+ * @generation: receives the generation the copy was read in; may be NULL
+ *
  * Copies every entry of one generation into @pkeys[0..capacity-1] (empty
  * entries as stored, 0x0000 after a refill) and that generation into
- * *@generation (may be NULL). Returns the capacity; IBK_EINVAL for a NULL
- * pointer; IBK_ERANGE if @n < capacity; IBK_ENOTREADY; IBK_ESTALE.
+ * *@generation (may be NULL).
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the capacity; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @n <
+ * capacity; IBK_ENOTREADY; IBK_ESTALE.
  */
 static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 					  uint32_t n, ibk_pkey_t *pkeys,
@@ -2283,8 +2644,18 @@ static inline int ibk_pkey_table_snapshot(const struct ibk_pkey_table *t,
 	return (int)t->hdr.capacity;
 }
 
-/* True while nothing has been written to @t since @ref was taken: one load
- * and one compare. @t and @ref must be valid. */
+/**
+ * ibk_pkey_table_ref_fresh() - True while nothing has been written to @t since
+ * @ref was taken: one load and one compare
+ * @t: the P_Key table
+ * @ref: a reference
+ *
+ * @t and @ref must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: true if @ref is still fresh.
+ */
 static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
 					    const struct ibk_pkey_ref *ref)
 {
@@ -2321,26 +2692,49 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  *	ibk_gid_table_ref_fresh(t, ref)
  * ------------------------------------------------------------------------ */
 
-/* GID types as enum ibv_gid_type (rdma-core). */
+/**
+ * enum ibk_gid_type - GID types as enum ibv_gid_type (rdma-core)
+ * @IBK_GID_TYPE_ANY: find argument only: any type
+ * @IBK_GID_TYPE_IB: InfiniBand
+ * @IBK_GID_TYPE_ROCE_V1: RoCE v1
+ * @IBK_GID_TYPE_ROCE_V2: RoCE v2
+ */
 enum ibk_gid_type {
-	IBK_GID_TYPE_ANY = -1,		/* find argument only: any type */
+	IBK_GID_TYPE_ANY = -1,
 	IBK_GID_TYPE_IB = 0,
 	IBK_GID_TYPE_ROCE_V1 = 1,
 	IBK_GID_TYPE_ROCE_V2 = 2,
 };
 
-/* One GID table entry as a value: refill input, get and snapshot output. */
+/**
+ * struct ibk_gid_entry - One GID table entry as a value: refill input, get and
+ * snapshot output
+ * @gid: the GID (all zero: an empty entry)
+ * @type: its type
+ */
 struct ibk_gid_entry {
 	struct ibk_gid gid;
 	enum ibk_gid_type type;
 };
 
+/**
+ * struct ibk_gid_table - A cached GID table, on caller storage
+ * (ibk_gid_table_init())
+ */
 struct ibk_gid_table {
+	/* private: */
 	struct ibk__table hdr;
-	struct ibk_gid_cell *cells[2];	/* per copy */
+	struct ibk_gid_cell *cells[2];
 };
 
-/* A cached entry: valid while ibk_gid_table_ref_fresh() says so. */
+/**
+ * struct ibk_gid_ref - A cached entry: valid while ibk_gid_table_ref_fresh()
+ * says so
+ * @generation: the generation the entry was read in
+ * @index: the entry's index
+ * @type: its type
+ * @gid: the GID the entry held
+ */
 struct ibk_gid_ref {
 	uint32_t generation;
 	uint16_t index;
@@ -2995,8 +3389,22 @@ static inline void ibk__gid_put(struct ibk_gid_table *t, unsigned c,
 		ibk__gid_change_apply(t, c, &x);
 }
 
-/* As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and
- * IBK_HASH_SLOTS(@capacity) slots, or as few as IBK_HASH_SLOTS_MIN(). */
+/**
+ * ibk_gid_table_init() - Attaches a GID table to caller storage
+ * @t: the GID table
+ * @cells: the table's cells (see "Table storage")
+ * @capacity: how many entries the table holds
+ * @slots: the hash index's slots
+ * @slot_count: how many @slots there are
+ *
+ * As ibk_pkey_table_init(), for IBK_GID_CELLS(@capacity) GID cells and
+ * IBK_HASH_SLOTS(@capacity) slots, or as few as IBK_HASH_SLOTS_MIN().
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a capacity
+ * outside 1..65536 or too few slots.
+ */
 static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 				     struct ibk_gid_cell *cells,
 				     uint32_t capacity,
@@ -3022,22 +3430,42 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/* As ibk_pkey_table_refill_ticket(), for the GID table (GID_CHANGE). */
+/**
+ * ibk_gid_table_refill_ticket() - As ibk_pkey_table_refill_ticket(), for the
+ * GID table (GID_CHANGE)
+ * @t: the GID table
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the ticket.
+ */
 static inline uint32_t ibk_gid_table_refill_ticket(const struct ibk_gid_table *t)
 {
 	return ibk__refill_ticket(&t->hdr);
 }
 
-/*
+/**
+ * ibk_gid_table_refill() - Publishes a whole new GID table as one generation
+ * @t: the GID table
+ * @e: the entries, 0..@n-1
+ * @n: how many
+ * @ticket: what the refill ticket function returned before the device was read
+ *
  * Publishes a whole new table as one generation, what a GID_CHANGE handler
- * does once it has re-read the device: entries 0..@n-1 from @e (an
- * all-zero GID is an empty slot, its type ignored), the rest empty; clears
- * "awaiting refill". @ticket as for ibk_pkey_table_refill(). IBK_OK;
- * IBK_ESTALE, writing nothing, if a change event came after the ticket;
- * else IBK_ENOTREADY, writing nothing, unless the port is ARMED or ACTIVE;
- * IBK_EINVAL for NULL @t, NULL @e with @n > 0, or a non-zero GID whose
- * type is not IB, RoCE v1 or RoCE v2 (nothing is written then);
- * IBK_ENOSPC if @n > capacity.
+ * does once it has re-read the device: entries 0..@n-1 from @e (an all-zero
+ * GID is an empty slot, its type ignored), the rest empty; clears "awaiting
+ * refill".
+ *
+ * @ticket as for ibk_pkey_table_refill().
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_ESTALE, writing nothing, if a change event came after
+ * the ticket; else IBK_ENOTREADY, writing nothing, unless the port is ARMED or
+ * ACTIVE; IBK_EINVAL for NULL @t, NULL @e with @n > 0, or a non-zero GID whose
+ * type is not IB, RoCE v1 or RoCE v2 (nothing is written then); IBK_ENOSPC if
+ * @n > capacity.
  */
 static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 				       const struct ibk_gid_entry *e,
@@ -3064,10 +3492,23 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/*
- * Sets entry @index to @gid with @type (an all-zero GID empties it, its
- * type ignored) as one generation. Leaves "awaiting refill" as it is; a
- * change event, as ibk_pkey_table_set() is. IBK_OK; IBK_EINVAL for a NULL pointer or a bad type; IBK_ERANGE if
+/**
+ * ibk_gid_table_set() - Sets one entry of the GID table as one generation
+ * @t: the GID table
+ * @index: the entry's index
+ * @gid: a GID
+ * @type: the GID type
+ *
+ * Sets entry @index to @gid with @type (an all-zero GID empties it, its type
+ * ignored) as one generation.
+ *
+ * Leaves "awaiting refill" as it is; a change event, as ibk_pkey_table_set()
+ * is.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer or a bad type; IBK_ERANGE if
  * @index >= capacity.
  */
 static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
@@ -3099,25 +3540,52 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 	return IBK_OK;
 }
 
-/* As ibk_pkey_table_set_state(). */
+/**
+ * ibk_gid_table_set_state() - As ibk_pkey_table_set_state()
+ * @t: the GID table
+ * @state: the port state (IBA 14.2.5.6 PortState)
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t or a state outside enum
+ * ibk_port_state.
+ */
 static inline int ibk_gid_table_set_state(struct ibk_gid_table *t,
 					  enum ibk_port_state state)
 {
 	return t ? ibk__table_set_state(&t->hdr, state) : IBK_EINVAL;
 }
 
-/* As ibk_pkey_table_invalidate(). */
+/**
+ * ibk_gid_table_invalidate() - As ibk_pkey_table_invalidate()
+ * @t: the GID table
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t.
+ */
 static inline int ibk_gid_table_invalidate(struct ibk_gid_table *t)
 {
 	return t ? ibk__table_invalidate(&t->hdr) : IBK_EINVAL;
 }
 
-/*
- * Takes a reference to entry @index. IBK_OK; IBK_EINVAL for a NULL
- * pointer; IBK_ERANGE if @index >= capacity; IBK_ENOTREADY unless the port
- * is ARMED, ACTIVE or ACTIVE_DEFER; IBK_ESTALE while awaiting a refill;
- * IBK_ENOENT if the entry's GID is all zero. On any error a non-NULL @ref
- * gets the generation IBK_GENERATION_NEVER: it is never fresh.
+/**
+ * ibk_gid_table_ref_get() - Takes a reference to entry @index
+ * @t: the GID table
+ * @index: the entry's index
+ * @ref: receives the reference
+ *
+ * On any error a non-NULL @ref gets the generation IBK_GENERATION_NEVER: it is
+ * never fresh.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if @index >=
+ * capacity; IBK_ENOTREADY unless the port is ARMED, ACTIVE or ACTIVE_DEFER;
+ * IBK_ESTALE while awaiting a refill; IBK_ENOENT if the entry's GID is all
+ * zero.
  */
 static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 					uint32_t index, struct ibk_gid_ref *ref)
@@ -3151,8 +3619,17 @@ static inline int ibk_gid_table_ref_get(const struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/* Entry @index into *@entry (ibv_query_gid_ex(3) from the cache). Errors as
- * ibk_gid_table_ref_get(). */
+/**
+ * ibk_gid_table_get() - Entry @index into *@entry (ibv_query_gid_ex(3) from
+ * the cache)
+ * @t: the GID table
+ * @index: the entry's index
+ * @entry: receives the entry
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; else an error as ibk_gid_table_ref_get() returns it.
+ */
 static inline int ibk_gid_table_get(const struct ibk_gid_table *t,
 				    uint32_t index, struct ibk_gid_entry *entry)
 {
@@ -3235,12 +3712,22 @@ IBK__HOT int ibk__gid_lookup(const struct ibk_gid_table *t,
 	return found;
 }
 
-/*
- * Takes a reference to the entry ibk_gid_table_find() answers. IBK_OK;
- * IBK_EINVAL for a NULL pointer, the all-zero GID (an empty slot is never
- * found) or a type that is neither valid nor IBK_GID_TYPE_ANY;
- * IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if absent. O(1): one probe run.
- * On any error a non-NULL @ref is never fresh, as for ref_get.
+/**
+ * ibk_gid_table_ref_find() - Takes a reference to the entry
+ * ibk_gid_table_find() answers
+ * @t: the GID table
+ * @gid: a GID
+ * @type: the GID type
+ * @ref: receives the reference
+ *
+ * O(1): one probe run. On any error a non-NULL @ref is never fresh, as for
+ * ref_get.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer, the all-zero GID (an empty
+ * slot is never found) or a type that is neither valid nor IBK_GID_TYPE_ANY;
+ * IBK_ENOTREADY; IBK_ESTALE; IBK_ENOENT if absent.
  */
 static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 					 const struct ibk_gid *gid,
@@ -3265,11 +3752,22 @@ static inline int ibk_gid_table_ref_find(const struct ibk_gid_table *t,
 	return IBK_OK;
 }
 
-/*
- * Find by GID: the lowest index holding @gid with type @type, or with any
- * type for IBK_GID_TYPE_ANY; *@found_type (may be NULL) gets the entry's
- * type. Errors as ibk_gid_table_ref_find(). O(1) in the table size; no
- * reference is built.
+/**
+ * ibk_gid_table_find() - Finds the lowest index holding a GID
+ * @t: the GID table
+ * @gid: a GID
+ * @type: the GID type
+ * @found_type: receives the type of the entry found; may be NULL
+ *
+ * Find by GID: the lowest index holding @gid with type @type, or with any type
+ * for IBK_GID_TYPE_ANY; *@found_type (may be NULL) gets the entry's type.
+ *
+ * O(1) in the table size; no reference is built.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the index (0 or more); else a negative error as
+ * ibk_gid_table_ref_find() returns it.
  */
 static inline int ibk_gid_table_find(const struct ibk_gid_table *t,
 				     const struct ibk_gid *gid,
@@ -3288,8 +3786,21 @@ static inline int ibk_gid_table_find(const struct ibk_gid_table *t,
 	return index;
 }
 
-/* As ibk_pkey_table_snapshot(): every entry of one generation, empty ones
- * as the all-zero GID with type IB. */
+/**
+ * ibk_gid_table_snapshot() - Copies every entry of one generation of the GID
+ * table
+ * @t: the GID table
+ * @n: how many
+ * @entries: receives @n entries
+ * @generation: receives the generation the copy was read in; may be NULL
+ *
+ * As ibk_pkey_table_snapshot(): every entry of one generation, empty ones as
+ * the all-zero GID with type IB.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the capacity; else an error as ibk_pkey_table_snapshot() returns it.
+ */
 static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 					 uint32_t n,
 					 struct ibk_gid_entry *entries,
@@ -3317,8 +3828,18 @@ static inline int ibk_gid_table_snapshot(const struct ibk_gid_table *t,
 	return (int)t->hdr.capacity;
 }
 
-/* True while nothing has been written to @t since @ref was taken: one load
- * and one compare. @t and @ref must be valid. */
+/**
+ * ibk_gid_table_ref_fresh() - True while nothing has been written to @t since
+ * @ref was taken: one load and one compare
+ * @t: the GID table
+ * @ref: a reference
+ *
+ * @t and @ref must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: true if @ref is still fresh.
+ */
 static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
 					   const struct ibk_gid_ref *ref)
 {
@@ -3351,11 +3872,23 @@ static inline bool ibk_gid_table_ref_fresh(const struct ibk_gid_table *t,
  *	ibk_port_rx_packet(port, qp, pkt, len, trap)
  * ------------------------------------------------------------------------ */
 
-/*
- * One port's cache. The P_Key header, the GID header and the counters are
- * kept at least a cache line apart, so receive paths bumping a counter, or
- * a GID writer, never touch a line P_Key readers load. Padding does it, not
- * alignment: a port may live in memory from malloc() or kmalloc().
+/**
+ * struct ibk_port - One port's cache
+ * @pkeys: the P_Key table
+ * @ibk__gap0: padding: a cache line between the P_Key and GID headers
+ * @gids: the GID table
+ * @ibk__gap1: padding: a cache line between the GID header and the counters
+ * @pkey_violations: PortInfo P_KeyViolations: packets dropped on their P_Key
+ * @qkey_violations: PortInfo Q_KeyViolations: packets dropped on their Q_Key
+ * @mkey_violations: counted by the SMA
+ * @mad_drops: ibk_port_rx_packet()'s MAD rules, qib's n_pkt_drops
+ * @stale_decisions: packets decided on a table awaiting its refill, served by
+ * ibk_port_serve_stale()
+ *
+ * The P_Key header, the GID header and the counters are kept at least a cache
+ * line apart, so receive paths bumping a counter, or a GID writer, never touch
+ * a line P_Key readers load. Padding does it, not alignment: a port may live
+ * in memory from malloc() or kmalloc().
  */
 struct ibk_port {
 	struct ibk_pkey_table pkeys;
@@ -3364,21 +3897,34 @@ struct ibk_port {
 	uint8_t ibk__gap1[IBK__CACHE_LINE];
 	struct ibk_counter16 pkey_violations;
 	struct ibk_counter16 qkey_violations;
-	struct ibk_counter16 mkey_violations;	/* counted by the SMA */
-	struct ibk_counter16 mad_drops;		/* ibk_port_rx_packet()'s MAD
-						 * rules, qib's n_pkt_drops */
-	struct ibk_counter16 stale_decisions;	/* packets decided on a table
-						 * awaiting its refill, served
-						 * by ibk_port_serve_stale() */
+	struct ibk_counter16 mkey_violations;
+	struct ibk_counter16 mad_drops;
+	struct ibk_counter16 stale_decisions;
 };
 
-/*
+/**
+ * ibk_port_init() - Initialises a port's two tables on caller storage
+ * @port: the port
+ * @pkey_cells: the P_Key table's cells
+ * @pkey_capacity: how many P_Keys the port holds
+ * @pkey_slots: the P_Key index's slots
+ * @pkey_slot_count: how many @pkey_slots there are
+ * @gid_cells: the GID table's cells
+ * @gid_capacity: how many GIDs the port holds
+ * @gid_slots: the GID index's slots
+ * @gid_slot_count: how many @gid_slots there are
+ *
  * Initialises both tables on caller storage (see ibk_pkey_table_init() and
- * ibk_gid_table_init()) and zeroes the counters. IBK_OK; IBK_EINVAL for a
- * NULL pointer; IBK_ERANGE for a bad capacity or too few hash slots.
+ * ibk_gid_table_init()) and zeroes the counters.
+ *
  * Initialising a port again restarts its generations, so references from
  * before could read fresh: to start over on a live port, for a device
  * re-opened after DEVICE_FATAL, use ibk_port_reset().
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a bad capacity
+ * or too few hash slots.
  */
 static inline int ibk_port_init(struct ibk_port *port,
 				struct ibk_pkey_cell *pkey_cells,
@@ -3407,18 +3953,25 @@ static inline int ibk_port_init(struct ibk_port *port,
 	return rc;
 }
 
-/*
- * IBK_PORT_STORAGE(pkey_capacity, gid_capacity) is a struct type holding a
- * port and the storage of its tables, every array sized once from the two
- * capacities; IBK_PORT_STORAGE_INIT(s) initialises it by ibk_port_init(),
- * reading each capacity and slot count back from the arrays' sizes, so
- * none can disagree with its storage:
+/**
+ * IBK_PORT_STORAGE() - A struct type holding a port and its tables' storage
+ * @pkey_capacity: how many P_Keys the port holds, at least 1
+ * @gid_capacity: how many GIDs the port holds, at least 1
+ *
+ * A struct type holding a port and the storage of its tables, every array
+ * sized once from the two capacities.
+ *
+ * IBK_PORT_STORAGE_INIT() reads each capacity and slot count back from the
+ * arrays' sizes, so none can disagree with its storage::
  *
  *	static IBK_PORT_STORAGE(64, 16) cache;	// 64 P_Keys, 16 GIDs
  *	IBK_PORT_STORAGE_INIT(&cache);		// then use &cache.port
  *
- * Both capacities at least 1. Storage of the caller's own (a kernel's
- * kcalloc(), a firmware's linker section) goes to ibk_port_init().
+ * Storage of the caller's own (a kernel's kcalloc(), a firmware's linker
+ * section) goes to ibk_port_init().
+ *
+ * Return: the struct type, with members port, pkey_cells, pkey_slots,
+ * gid_cells and gid_slots.
  */
 #define IBK_PORT_STORAGE(pkey_capacity, gid_capacity)			\
 	struct {							\
@@ -3434,6 +3987,17 @@ static inline int ibk_port_init(struct ibk_port *port,
 /* The number of elements of array @a. */
 #define IBK__COUNT_OF(a)	((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
+/**
+ * IBK_PORT_STORAGE_INIT() - Initialises a port declared by IBK_PORT_STORAGE()
+ * @s: a pointer to the storage (evaluated more than once)
+ *
+ * Initialises a port declared by IBK_PORT_STORAGE() by ibk_port_init(), each
+ * capacity and slot count read back from its array.
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: what ibk_port_init() returns.
+ */
 #define IBK_PORT_STORAGE_INIT(s)					\
 	ibk_port_init(&(s)->port,					\
 		      (s)->pkey_cells,					\
@@ -3443,10 +4007,20 @@ static inline int ibk_port_init(struct ibk_port *port,
 		      IBK__COUNT_OF((s)->gid_cells) / IBK_GID_CELLS(1),	\
 		      (s)->gid_slots, IBK__COUNT_OF((s)->gid_slots))
 
-/* Sets the port state in both tables, each as one generation; a state
- * other than ARMED, ACTIVE or ACTIVE_DEFER marks them awaiting a refill.
- * IBK_OK; IBK_EINVAL for NULL @port or a state outside enum
- * ibk_port_state. */
+/**
+ * ibk_port_set_state() - Sets the port state in both tables
+ * @port: the port
+ * @state: the port state (IBA 14.2.5.6 PortState)
+ *
+ * Sets the port state in both tables, each as one generation; a state other
+ * than ARMED, ACTIVE or ACTIVE_DEFER marks them awaiting a refill.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @port or a state outside enum
+ * ibk_port_state.
+ */
 static inline int ibk_port_set_state(struct ibk_port *port,
 				     enum ibk_port_state state)
 {
@@ -3472,20 +4046,30 @@ static inline void ibk__table_serve_stale(struct ibk__table *h, bool on)
 	ibk_latch_write_end(&h->latch);
 }
 
-/*
- * With @on, the port keeps serving the tables it last published while
- * they await a refill (after PKEY_CHANGE, GID_CHANGE or any other event
- * that asks for one), as the Linux core's cache serves its last copy
- * until ib_cache_update() lands: reads answer from it instead of
- * IBK_ESTALE, and packets are decided on it instead of dropped with
- * IBK_RX_DROP_PORT, each counted in port->stale_decisions. The price is
- * the window itself: a partition the subnet manager just removed is
- * still accepted, and a GID just deleted still found, until the refill.
- * Off (the default, and after ibk_port_init()), nothing awaiting a
- * refill is served: a change drops packets until the refill, but never
- * admits one the new table refuses. A port that is not ARMED or ACTIVE
- * serves nothing either way. Refill tickets work as before. IBK_OK;
- * IBK_EINVAL for NULL @port.
+/**
+ * ibk_port_serve_stale() - Serves a port's last tables while they await a
+ * refill
+ * @port: the port
+ * @on: true to serve, false to refuse
+ *
+ * With @on, the port keeps serving the tables it last published while they
+ * await a refill (after PKEY_CHANGE, GID_CHANGE or any other event that asks
+ * for one), as the Linux core's cache serves its last copy until
+ * ib_cache_update() lands: reads answer from it instead of IBK_ESTALE, and
+ * packets are decided on it instead of dropped with IBK_RX_DROP_PORT, each
+ * counted in port->stale_decisions.
+ *
+ * The price is the window itself: a partition the subnet manager just removed
+ * is still accepted, and a GID just deleted still found, until the refill. Off
+ * (the default, and after ibk_port_init()), nothing awaiting a refill is
+ * served: a change drops packets until the refill, but never admits one the
+ * new table refuses. A port that is not ARMED or ACTIVE serves nothing either
+ * way. Refill tickets work as before.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @port.
  */
 static inline int ibk_port_serve_stale(struct ibk_port *port, bool on)
 {
@@ -3496,18 +4080,27 @@ static inline int ibk_port_serve_stale(struct ibk_port *port, bool on)
 	return IBK_OK;
 }
 
-/*
- * Applies an asynchronous event before the consumer re-reads the device:
- * every reference into an affected table goes stale at once, reads return
- * IBK_ESTALE (awaiting refill) or IBK_ENOTREADY (DOWN) until the refill
- * or the next state change, and refills holding a ticket from before are
- * refused. PORT_ERR and DEVICE_FATAL take the port DOWN and, as every
- * exit from ARMED/ACTIVE does, mark both tables awaiting a refill.
- * PORT_ACTIVE also awaits one: what a port's tables hold is undefined
- * unless it is ARMED or ACTIVE (ibv_query_pkey(3)), and the Linux core's
- * cache re-reads on it too, as on LID_CHANGE, CLIENT_REREGISTER and (older
- * kernels) SM_CHANGE. IBK_OK; IBK_EINVAL for NULL @port or an event
- * outside enum ibk_event_type.
+/**
+ * ibk_port_event() - Applies an asynchronous event to a port's tables
+ * @port: the port
+ * @event: the event
+ *
+ * Applies an asynchronous event before the consumer re-reads the device: every
+ * reference into an affected table goes stale at once, reads return IBK_ESTALE
+ * (awaiting refill) or IBK_ENOTREADY (DOWN) until the refill or the next state
+ * change, and refills holding a ticket from before are refused.
+ *
+ * PORT_ERR and DEVICE_FATAL take the port DOWN and, as every exit from
+ * ARMED/ACTIVE does, mark both tables awaiting a refill. PORT_ACTIVE also
+ * awaits one: what a port's tables hold is undefined unless it is ARMED or
+ * ACTIVE (ibv_query_pkey(3)), and the Linux core's cache re-reads on it too,
+ * as on LID_CHANGE, CLIENT_REREGISTER and (older kernels) SM_CHANGE.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @port or an event outside enum
+ * ibk_event_type.
  */
 static inline int ibk_port_event(struct ibk_port *port,
 				 enum ibk_event_type event)
@@ -3571,13 +4164,20 @@ static inline void ibk__table_reset(struct ibk__table *h, void *table,
 	ibk_latch_write_end(&h->latch);
 }
 
-/*
- * Starts an initialised port over, for a consumer re-opening its device
- * after DEVICE_FATAL: both tables empty, DOWN and awaiting a refill, each
- * as one more generation (never an earlier one: references taken before
- * stay stale), refill tickets from before refused, and the counters zero,
- * as a reset device's PortInfo counters are. IBK_OK; IBK_EINVAL for NULL
- * @port.
+/**
+ * ibk_port_reset() - Starts a live port over after DEVICE_FATAL
+ * @port: the port
+ *
+ * Starts an initialised port over, for a consumer re-opening its device after
+ * DEVICE_FATAL: both tables empty, DOWN and awaiting a refill, each as one
+ * more generation (never an earlier one: references taken before stay stale),
+ * refill tickets from before refused, and the counters zero, as a reset
+ * device's PortInfo counters are.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @port.
  */
 static inline int ibk_port_reset(struct ibk_port *port)
 {
@@ -3712,10 +4312,23 @@ ibk__port_rx_one(struct ibk_port *port, const struct ibk_qp_keys *qp,
 	return v;
 }
 
-/*
- * The receive check for one packet to @qp on this port, from its @bth and,
- * when the opcode carries one, the @deth after it, in a receiver's order
- * (Linux soft-RoCE hdr_check(), check_type_state(), check_keys()):
+/**
+ * ibk_port_rx() - The receive check for one packet to a QP on this port
+ * @port: the port
+ * @qp: the receiving QP's keys, type and P_Key index
+ * @bth: the BTH, 12 bytes, any alignment
+ * @deth: the DETH after it, 8 bytes, any alignment; read when the opcode
+ *        carries one
+ *
+ * The checks run in a receiver's order (Linux soft-RoCE hdr_check(),
+ * check_type_state(), check_keys()). IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY
+ * are counted in the port's violation counters; no other verdict is. @port
+ * and @qp must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the first verdict that applies:
+ *
  *  - IBK_RX_DROP_MALFORMED for a NULL @bth or a QP type outside the enum;
  *  - IBK_RX_DROP_TVER, IBK_RX_DROP_OPCODE: ibk_rx_check_header();
  *  - SMI (QP0): IBK_RX_ACCEPT in every port state; QP0 checks no key, and
@@ -3728,8 +4341,6 @@ ibk__port_rx_one(struct ibk_port *port, const struct ibk_qp_keys *qp,
  *    table (a configuration error), else ibk_rx_check() against the entry
  *    there (qp->pkey is not used): an empty entry matches no packet, a
  *    counted P_Key violation as in soft-RoCE and qib.
- * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY are counted in the port's
- * violation counters; no other verdict is. @port and @qp must be valid.
  */
 static inline enum ibk_rx_verdict ibk_port_rx(struct ibk_port *port,
 					      const struct ibk_qp_keys *qp,
@@ -3741,14 +4352,23 @@ static inline enum ibk_rx_verdict ibk_port_rx(struct ibk_port *port,
 	return ibk__port_rx_one(port, qp, bth, deth, &index);
 }
 
-/*
- * QP1 (GSI) receive check: IBK_RX_ACCEPT if the packet's P_Key matches
- * some valid entry of the port's table (a limited packet needs a full
- * entry of its base, a full packet any entry of it) and its Q_Key is
- * IBK_QKEY_GSI, with the index of the first matching entry in table order
- * into *@pkey_index (may be NULL): what the work completion's pkey_index
- * carries. Else the verdicts of ibk_port_rx() for a GSI QP, counted the
- * same way. @port must be valid.
+/**
+ * ibk_port_rx_gsi() - QP1 (GSI) receive check
+ * @port: the port
+ * @bth: the BTH, 12 bytes, any alignment
+ * @deth: the DETH, 8 bytes, any alignment
+ * @pkey_index: receives the P_Key index the packet matched
+ *
+ * Else the verdicts of ibk_port_rx() for a GSI QP, counted the same way. @port
+ * must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_RX_ACCEPT if the packet's P_Key matches some valid entry of the
+ * port's table (a limited packet needs a full entry of its base, a full packet
+ * any entry of it) and its Q_Key is IBK_QKEY_GSI, with the index of the first
+ * matching entry in table order into *@pkey_index (may be NULL): what the work
+ * completion's pkey_index carries.
  */
 static inline enum ibk_rx_verdict ibk_port_rx_gsi(struct ibk_port *port,
 						  const void *bth,
@@ -4164,15 +4784,27 @@ static inline size_t ibk__port_count_burst(struct ibk_port *port,
 	return accepted;
 }
 
-/*
- * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a
- * BTH and the IBK_DETH_LEN bytes after it (the DETH when the opcode
- * carries one); verdicts[i] gets the enum ibk_rx_verdict. Returns the
- * number accepted. The table is read in one read section for the whole
- * burst, and each counter takes at most one add. A burst to a UD QP whose
- * entry can be read is checked by the branch-free ibk_rx_ud_burst();
- * any other, as ibk_port_rx_mixed() checks it. Every pointer, hdrs[i]
- * included, must be valid.
+/**
+ * ibk_port_rx_burst() - ibk_port_rx() for a burst of packets to one QP
+ * @port: the port
+ * @qp: the receiving QP's keys and type
+ * @hdrs: @n packets' headers: each a pointer to its BTH, followed by the DETH
+ * where the QP is UD
+ * @n: how many
+ * @verdicts: receives @n verdicts, one byte each
+ *
+ * ibk_port_rx() for a burst of @n packets to one QP: hdrs[i] points at a BTH
+ * and the IBK_DETH_LEN bytes after it (the DETH when the opcode carries one);
+ * verdicts[i] gets the enum ibk_rx_verdict.
+ *
+ * The table is read in one read section for the whole burst, and each counter
+ * takes at most one add. A burst to a UD QP whose entry can be read is checked
+ * by the branch-free ibk_rx_ud_burst(); any other, as ibk_port_rx_mixed()
+ * checks it. Every pointer, hdrs[i] included, must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the number accepted.
  */
 static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 				       const struct ibk_qp_keys *qp,
@@ -4199,22 +4831,33 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
 	return ibk__port_count_burst(port, verdicts, n, stale);
 }
 
-/*
- * ibk_port_rx() for a burst of @n packets to many QPs, as a receive queue
- * shared by a port's QPs delivers them: packet i to qps[i], its headers as
- * for ibk_port_rx_burst(); pkey_index[i] (@pkey_index may be NULL) gets
- * the P_Key index an accepted packet matched: the QP's own, or for QP1 the
- * first matching entry (a dropped packet gets its QP's own, but for a QP1
- * packet dropped on its Q_Key, which gets the matching entry's). One read
- * section of the table for the whole burst, at most one add per counter.
- * Returns the number accepted. Every pointer but @pkey_index, hdrs[i] and
- * qps[i] included, must be valid.
+/**
+ * ibk_port_rx_mixed() - ibk_port_rx() for a burst of packets to many QPs
+ * @port: the port
+ * @qps: @n pointers, packet i's receiving QP at qps[i]
+ * @hdrs: @n pointers, each to a BTH and the IBK_DETH_LEN bytes after it, as
+ *        for ibk_port_rx_burst()
+ * @n: how many packets
+ * @verdicts: receives @n verdicts, one byte each
+ * @pkey_index: receives @n P_Key indices, or NULL: for an accepted packet
+ *              the index it matched, the QP's own or for QP1 the first
+ *              matching entry; a dropped packet gets its QP's own, but for a
+ *              QP1 packet dropped on its Q_Key, which gets the matching
+ *              entry's
+ *
+ * As a receive queue shared by a port's QPs delivers them. One read section
+ * of the table for the whole burst, at most one add per counter. Every
+ * pointer but @pkey_index, hdrs[i] and qps[i] included, must be valid.
  *
  * Per packet, an RC, UC or UD QP whose entry holds a key takes one masked
  * compare of the BTH's first word and one of the Q_Key, no branch on the
  * packet (ibk__port_burst_keyed(), 16 packets a step on the AVX2 path);
  * QP0, QP1 and the rare packet whose header does not fit its QP are then
  * checked one by one.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the number accepted.
  */
 static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 				       const struct ibk_qp_keys *const *qps,
@@ -4304,10 +4947,26 @@ static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
 	return v >= IBK_RX_DROP_MAD_VL && v <= IBK_RX_DROP_MAD_IMM;
 }
 
-/*
- * ibk_port_rx() for the whole packet at @pkt, @len bytes from its LRH
- * through its ICRC (the LRH's PktLen x 4), with the rules only the LRH and
- * the length allow, in qib_ud_rcv()'s order:
+/**
+ * ibk_port_rx_packet() - ibk_port_rx() for a whole packet, with the rules
+ * only the LRH and the length allow
+ * @port: the port
+ * @qp: the receiving QP's keys, type and P_Key index
+ * @pkt: the packet, from its LRH through its ICRC
+ * @len: @pkt's length in bytes (the LRH's PktLen x 4)
+ * @trap: receives the details of trap 257 or 258 on IBK_RX_DROP_PKEY or
+ *        IBK_RX_DROP_QKEY (ibk_trap_key_from_headers()); may be NULL
+ *
+ * The four management drops are counted in the port's mad_drops, where qib
+ * counts them (its n_pkt_drops, which no PortInfo field reports);
+ * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY as ibk_port_rx() counts them.
+ * Whether and when to send a trap is the caller's (ibk_trap_rate_ok(), the
+ * port ACTIVE). @port and @qp must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the first verdict that applies, in qib_ud_rcv()'s order:
+ *
  *  - IBK_RX_DROP_MALFORMED if ibk_pkt_locate() cannot find its headers;
  *  - to a UD, SMI or GSI QP, before the keys: QP0 takes only a MAD of
  *    exactly 256 bytes (IBK_RX_DROP_MAD_LENGTH) on VL15
@@ -4318,13 +4977,6 @@ static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
  *  - after the keys: QP1 takes only a MAD of exactly 256 bytes, never on
  *    VL15 (IBA 13.5.3.1); QP0 and QP1 no SEND with immediate
  *    (IBK_RX_DROP_MAD_IMM).
- * The four management drops are counted in the port's mad_drops, where
- * qib counts them (its n_pkt_drops, which no PortInfo field reports);
- * IBK_RX_DROP_PKEY and IBK_RX_DROP_QKEY as ibk_port_rx() counts them. On
- * IBK_RX_DROP_PKEY or IBK_RX_DROP_QKEY, *@trap (may be NULL) gets the
- * details of trap 257 or 258 respectively (ibk_trap_key_from_headers()):
- * whether and when to send it is the caller's (ibk_trap_rate_ok(), the
- * port ACTIVE). @port and @qp must be valid.
  */
 static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
 						     const struct ibk_qp_keys *qp,
@@ -4428,7 +5080,13 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
 
-/* Cells for a table of @capacity objects: one per object in each copy. */
+/**
+ * IBK_MR_CELLS() - The cells of an MR table of @capacity objects
+ * @capacity: how many objects the table holds
+ *
+ * Return: the count, one per object and copy; a constant expression if
+ * @capacity is.
+ */
 #define IBK_MR_CELLS(capacity)	(2u * (capacity))
 
 /*
@@ -4528,8 +5186,14 @@ static inline uint64_t ibk__mr_key_of(uint32_t pd, uint32_t rkey,
 	       (qpn & IBK__MR_QPN_MAX);
 }
 
-/* One object of a table copy; a cleared cell is no object. */
+/**
+ * struct ibk_mr_cell - One object of an MR table copy; a cleared cell is no
+ * object
+ *
+ * One object of a table copy; a cleared cell is no object.
+ */
 struct ibk_mr_cell {
+	/* private: */
 	IBK__ATOMIC(uint32_t) word[IBK__MR_WORDS];
 	struct ibk__mr_wide wide[IBK__MR_WIDES];
 };
@@ -4537,14 +5201,23 @@ struct ibk_mr_cell {
 IBK__STATIC_ASSERT(sizeof(struct ibk_mr_cell) == 64,
 		   "table storage must have the same layout in C and C++");
 
+/**
+ * struct ibk_mr_table - A memory region and window table, on caller storage
+ * (ibk_mr_table_init())
+ */
 struct ibk_mr_table {
+	/* private: */
 	struct ibk_latch latch;
 	uint32_t capacity;
-	struct ibk_mr_cell *cells[2];	/* per copy */
+	struct ibk_mr_cell *cells[2];
 };
 
-/* An object's attributes as read in one generation: valid while
- * ibk_mr_table_ref_fresh() says so. */
+/**
+ * struct ibk_mr_ref - An object's attributes as read in one generation: valid
+ * while ibk_mr_table_ref_fresh() says so
+ * @generation: the generation the attributes were read in
+ * @attr: the object's attributes
+ */
 struct ibk_mr_ref {
 	uint32_t generation;
 	struct ibk_mem_attr attr;
@@ -4754,14 +5427,18 @@ static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
 		ibk__mr_cell_store(&cells[i], ibk__mr_none(), NULL);
 }
 
-/*
- * IBK_MR_TABLE_STORAGE(capacity) is a struct type holding an MR table and
- * its cells, sized once from @capacity (1..2^24);
- * IBK_MR_TABLE_STORAGE_INIT(s) initialises it by ibk_mr_table_init(), the
- * capacity read back from the cells' size:
+/**
+ * IBK_MR_TABLE_STORAGE() - A struct type holding an MR table and its cells,
+ * sized once from @capacity
+ * @capacity: how many objects the table holds, 1..2^24
+ *
+ * IBK_MR_TABLE_STORAGE_INIT() reads the capacity back from the cells'
+ * size::
  *
  *	static IBK_MR_TABLE_STORAGE(4096) mrs;
  *	IBK_MR_TABLE_STORAGE_INIT(&mrs);	// then use &mrs.table
+ *
+ * Return: the struct type, with members table and cells.
  */
 #define IBK_MR_TABLE_STORAGE(capacity)					\
 	struct {							\
@@ -4769,18 +5446,40 @@ static inline void ibk__mr_cells_clear(struct ibk_mr_cell *cells, uint32_t n)
 		struct ibk_mr_cell cells[IBK_MR_CELLS(capacity)];	\
 	}
 
+/**
+ * IBK_MR_TABLE_STORAGE_INIT() - Initialises an MR table declared by
+ * IBK_MR_TABLE_STORAGE()
+ * @s: a pointer to the storage (evaluated more than once)
+ *
+ * Initialises an MR table declared by IBK_MR_TABLE_STORAGE() by
+ * ibk_mr_table_init(), the capacity read back from its cells.
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: what ibk_mr_table_init() returns.
+ */
 #define IBK_MR_TABLE_STORAGE_INIT(s)					\
 	ibk_mr_table_init(&(s)->table, (s)->cells,			\
 			  IBK__COUNT_OF((s)->cells) / IBK_MR_CELLS(1))
 
-/*
- * Attaches @t to caller storage @cells[IBK_MR_CELLS(@capacity)] and
- * empties it: every index free, generation 2. IBK_OK; IBK_EINVAL for a
- * NULL pointer; IBK_ERANGE for a capacity outside 1..2^24. Not concurrent
- * with any use. Only for storage no reference was ever taken from: the
- * count lives in @t, and a second init starts it again, so a reference
- * from before could read fresh against another object at its index. To
- * start a live table over (a device reset), use ibk_mr_table_reset().
+/**
+ * ibk_mr_table_init() - Attaches an MR table to caller storage
+ * @t: the memory region and window table
+ * @cells: the table's cells (see "Table storage")
+ * @capacity: how many entries the table holds
+ *
+ * Attaches @t to caller storage @cells[IBK_MR_CELLS(@capacity)] and empties
+ * it: every index free, generation 2.
+ *
+ * Not concurrent with any use. Only for storage no reference was ever taken
+ * from: the count lives in @t, and a second init starts it again, so a
+ * reference from before could read fresh against another object at its index.
+ * To start a live table over (a device reset), use ibk_mr_table_reset().
+ *
+ * Context: Before any other use of the storage: concurrent with no reader or
+ * writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE for a capacity
+ * outside 1..2^24.
  */
 static inline int ibk_mr_table_init(struct ibk_mr_table *t,
 				    struct ibk_mr_cell *cells,
@@ -4798,14 +5497,23 @@ static inline int ibk_mr_table_init(struct ibk_mr_table *t,
 	return IBK_OK;
 }
 
-/*
- * Starts an initialised table over, for a consumer re-opening its device
- * after a reset (DEVICE_FATAL): every index free, as one more published
- * generation, so the count moves forward and never comes back to one a
- * reference was taken in (a generation is never reused over a table's
- * lifetime, as the latch section says); a reference from before stays stale, also against
- * an object registered at its index afterwards. A writer: it takes the
- * lock word like the others. IBK_OK; IBK_EINVAL for NULL @t.
+/**
+ * ibk_mr_table_reset() - Starts a live MR table over after a device reset
+ * @t: the memory region and window table
+ *
+ * Starts an initialised table over, for a consumer re-opening its device after
+ * a reset (DEVICE_FATAL): every index free, as one more published generation,
+ * so the count moves forward and never comes back to one a reference was taken
+ * in (a generation is never reused over a table's lifetime, as the latch
+ * section says); a reference from before stays stale, also against an object
+ * registered at its index afterwards.
+ *
+ * A writer: it takes the lock word like the others.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for NULL @t.
  */
 static inline int ibk_mr_table_reset(struct ibk_mr_table *t)
 {
@@ -4913,17 +5621,26 @@ static inline void ibk__mr_txn_begin(struct ibk_mr_table *t,
 	x->n = 0;
 }
 
-/*
- * Registers the object *@attr describes at the index of attr->rkey: an
- * MR (ibv_reg_mr), a fast-register MR (ibv_alloc_mr) or a window
- * (ibv_alloc_mw), in the state ibk_mem_register() gives it. Returns
- * IBK_MEMOP_OK (0) once published; IBK_MEMOP_ERR_IN_USE if the index
+/**
+ * ibk_mr_table_register() - Registers an MR or window in the table
+ * @t: the memory region and window table
+ * @attr: the object's attributes
+ *
+ * Registers the object *@attr describes at the index of attr->rkey: an MR
+ * (ibv_reg_mr), a fast-register MR (ibv_alloc_mr) or a window (ibv_alloc_mw),
+ * in the state ibk_mem_register() gives it.
+ *
+ * Every writer below returns this way: the verdict of the rule it applies, as
+ * the ibk_mem_*() rules return theirs, one enum whose every value
+ * ibk_memop_verdict_name() names (no errno mixed in).
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_MEMOP_OK (0) once published; IBK_MEMOP_ERR_IN_USE if the index
  * holds a live object, or ibk_mem_register()'s refusal, writing nothing;
  * IBK_MEMOP_ERR_KEY for an index beyond the table, which no key names;
- * IBK_MEMOP_ERR_INVALID for a NULL pointer. Every writer below returns
- * this way: the verdict of the rule it applies, as the ibk_mem_*() rules
- * return theirs, one enum whose every value ibk_memop_verdict_name()
- * names (no errno mixed in).
+ * IBK_MEMOP_ERR_INVALID for a NULL pointer.
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_register(struct ibk_mr_table *t, const struct ibk_mem_attr *attr)
@@ -4943,11 +5660,20 @@ ibk_mr_table_register(struct ibk_mr_table *t, const struct ibk_mem_attr *attr)
 	return ibk__mr_txn_end(t, &x, ibk_mem_register(o));
 }
 
-/*
+/**
+ * ibk_mr_table_rereg() - Re-registers an MR in the table under a new key
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ * @next: the attributes to take on
+ *
  * Re-registers the MR named by @key with the key, PD, access, address and
  * length of *@next, by ibk_mr_rereg(): the key byte must change, so every
- * R_Key handed out before misses from now on. Returns as
- * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if no object has @key.
+ * R_Key handed out before misses from now on.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if no object has @key.
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
@@ -4965,11 +5691,21 @@ ibk_mr_table_rereg(struct ibk_mr_table *t, ibk_rkey_t key,
 	return ibk__mr_txn_end(t, &x, ibk_mr_rereg(o, next));
 }
 
-/*
+/**
+ * ibk_mr_table_fast_reg() - A REG_MR work request through the table
+ * @t: the memory region and window table
+ * @qp_pd: the PD of the QP that posted the work request
+ * @next: the attributes to take on
+ *
  * A REG_MR work request posted on a QP in protection domain @qp_pd: the
  * fast-register MR at the index of next->rkey takes that key, the access,
- * address and length of *@next, by ibk_mr_fast_reg(). Returns as
- * ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if the index holds nothing.
+ * address and length of *@next, by ibk_mr_fast_reg().
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register(); IBK_MEMOP_ERR_KEY if the index holds
+ * nothing.
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_fast_reg(struct ibk_mr_table *t, uint32_t qp_pd,
@@ -4987,16 +5723,25 @@ ibk_mr_table_fast_reg(struct ibk_mr_table *t, uint32_t qp_pd,
 	return ibk__mr_txn_end(t, &x, ibk_mr_fast_reg(o, qp_pd, next));
 }
 
-/*
- * Binds the window named by wr->mw_rkey as *@wr asks, by ibk_mw_bind():
- * to the MR named by wr->mr_lkey (none for length 0), moving the window
- * counts of the MR it leaves and the MR it joins, all in one generation.
- * A type 2 window is tied to wr->qpn, a number: the table cannot tell a
- * new QP that reuses it from the one that bound. rxe holds a reference to
- * the QP while the window is bound (rxe_do_bind_mw()), so its number is
- * not reused; a stack does the same, or invalidates or deallocates the
- * QP's type 2 windows before its number is reused.
- * Returns as ibk_mr_table_register().
+/**
+ * ibk_mr_table_bind() - Binds a window through the table
+ * @t: the memory region and window table
+ * @wr: the bind work request
+ *
+ * Binds the window named by wr->mw_rkey as *@wr asks, by ibk_mw_bind(): to the
+ * MR named by wr->mr_lkey (none for length 0), moving the window counts of the
+ * MR it leaves and the MR it joins, all in one generation.
+ *
+ * A type 2 window is tied to wr->qpn, a number: the table cannot tell a new QP
+ * that reuses it from the one that bound. rxe holds a reference to the QP
+ * while the window is bound (rxe_do_bind_mw()), so its number is not reused; a
+ * stack does the same, or invalidates or deallocates the QP's type 2 windows
+ * before its number is reused.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register().
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_bind(struct ibk_mr_table *t, const struct ibk_mw_bind_wr *wr)
@@ -5039,14 +5784,24 @@ ibk__mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key,
 			       ibk_mem_invalidate(o, mr, key));
 }
 
-/*
+/**
+ * ibk_mr_table_invalidate() - LOCAL_INV through the table
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ *
  * Invalidates the object named by @key for a LOCAL_INV work request, by
  * ibk_mem_invalidate(): a type 2 window becomes FREE and leaves its MR, a
- * fast-register MR becomes FREE. Local: the poster owns what it names, so
- * no QP or PD is compared (rxe_invalidate_mr() and rxe_invalidate_mw() in
- * Linux 6.1 compare none). For the IETH of a received SEND with
- * invalidate, use ibk_mr_table_invalidate_remote(). Returns as
- * ibk_mr_table_register().
+ * fast-register MR becomes FREE.
+ *
+ * Local: the poster owns what it names, so no QP or PD is compared
+ * (rxe_invalidate_mr() and rxe_invalidate_mw() in Linux 6.1 compare none). For
+ * the IETH of a received SEND with invalidate, use
+ * ibk_mr_table_invalidate_remote().
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register().
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key)
@@ -5056,15 +5811,27 @@ ibk_mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key)
 	return ibk__mr_table_invalidate(t, key, NULL);
 }
 
-/*
- * Invalidates the object named by @key, the IETH of a SEND with
- * invalidate received on *@qp, by ibk_mem_invalidate_remote(): a peer may
- * free only what it could reach through that QP, so an object of another
- * PD is IBK_MEMOP_ERR_PD and a type 2 window bound to another QP
+/**
+ * ibk_mr_table_invalidate_remote() - A received SEND with invalidate through
+ * the table
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ * @qp: the QP the request arrived on: its PD and number
+ *
+ * Invalidates the object named by @key, the IETH of a SEND with invalidate
+ * received on *@qp, by ibk_mem_invalidate_remote(): a peer may free only what
+ * it could reach through that QP, so an object of another PD is
+ * IBK_MEMOP_ERR_PD and a type 2 window bound to another QP
  * IBK_MEMOP_ERR_WINDOW_QP, and nothing changes; else as
- * ibk_mr_table_invalidate(). A refusal completes the receive with
- * IBK_WC_REM_INV_REQ_ERR. Returns as ibk_mr_table_register(),
- * IBK_MEMOP_ERR_INVALID for a NULL @t or @qp.
+ * ibk_mr_table_invalidate().
+ *
+ * A refusal completes the receive with IBK_WC_REM_INV_REQ_ERR.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register(), IBK_MEMOP_ERR_INVALID for a NULL @t or
+ * @qp.
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_invalidate_remote(struct ibk_mr_table *t, ibk_rkey_t key,
@@ -5075,10 +5842,19 @@ ibk_mr_table_invalidate_remote(struct ibk_mr_table *t, ibk_rkey_t key,
 	return ibk__mr_table_invalidate(t, key, qp);
 }
 
-/*
+/**
+ * ibk_mr_table_deregister() - Deregisters an MR or deallocates a window in the
+ * table
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ *
  * Deregisters the MR or deallocates the window named by @key by
- * ibk_mem_deregister(): its index becomes free; a bound window leaves its
- * MR. Returns as ibk_mr_table_register().
+ * ibk_mem_deregister(): its index becomes free; a bound window leaves its MR.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: as ibk_mr_table_register().
  */
 static inline enum ibk_memop_verdict
 ibk_mr_table_deregister(struct ibk_mr_table *t, ibk_rkey_t key)
@@ -5113,12 +5889,20 @@ static inline bool ibk__mr_lookup(const struct ibk_mr_table *t, unsigned c,
 	return a->rkey == key && a->state != IBK_MEM_INVALID;
 }
 
-/*
- * Takes a reference to the object @key names: its attributes and the
- * generation they were read in. IBK_OK; IBK_EINVAL for a NULL pointer;
- * IBK_ENOENT if no object has that key (the whole 32 bits compared: a key
- * byte from before a re-registration or re-bind finds nothing). On error
- * a non-NULL @ref gets IBK_GENERATION_NEVER: it is never fresh.
+/**
+ * ibk_mr_table_ref_get() - Takes a reference to the object @key names: its
+ * attributes and the generation they were read in
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ * @ref: receives the reference
+ *
+ * On error a non-NULL @ref gets IBK_GENERATION_NEVER: it is never fresh.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ENOENT if no object has
+ * that key (the whole 32 bits compared: a key byte from before a
+ * re-registration or re-bind finds nothing).
  */
 static inline int ibk_mr_table_ref_get(const struct ibk_mr_table *t,
 				       ibk_rkey_t key, struct ibk_mr_ref *ref)
@@ -5141,8 +5925,16 @@ static inline int ibk_mr_table_ref_get(const struct ibk_mr_table *t,
 	return IBK_OK;
 }
 
-/* The attributes of the object @key names into *@attr. Errors as
- * ibk_mr_table_ref_get(). */
+/**
+ * ibk_mr_table_get() - The attributes of the object @key names into *@attr
+ * @t: the memory region and window table
+ * @key: an L_Key or R_Key
+ * @attr: receives the object's attributes
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; else an error as ibk_mr_table_ref_get() returns it.
+ */
 static inline int ibk_mr_table_get(const struct ibk_mr_table *t,
 				   ibk_rkey_t key, struct ibk_mem_attr *attr)
 {
@@ -5157,8 +5949,18 @@ static inline int ibk_mr_table_get(const struct ibk_mr_table *t,
 	return rc;
 }
 
-/* True while nothing has been published to @t since @ref was taken: one
- * load and one compare. @t and @ref must be valid. */
+/**
+ * ibk_mr_table_ref_fresh() - True while nothing has been published to @t since
+ * @ref was taken: one load and one compare
+ * @t: the memory region and window table
+ * @ref: a reference
+ *
+ * @t and @ref must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: true if @ref is still fresh.
+ */
 static inline bool ibk_mr_table_ref_fresh(const struct ibk_mr_table *t,
 					  const struct ibk_mr_ref *ref)
 {
@@ -5228,22 +6030,23 @@ static inline uint32_t ibk__mr_head_want(const struct ibk_mem_qp *qp)
 	       qp->qpn <= IBK__MR_QPN_MAX ? want[qp->type] : 0x10000u;
 }
 
-/*
- * The QP's side of the R_Key check, prepared once by ibk_mr_qp_prepare()
- * and kept with the QP, as rxe keeps qp_access_flags in its struct
- * rxe_qp: ibk_mr_table_check_prepared() then reads what it compares
- * instead of working it out of struct ibk_mem_qp on every request.
- * Prepare it again whenever modify_qp changes the QP's type, PD, access
- * flags or number; until then the check is the QP's as it was.
+/**
+ * struct ibk_mr_qp - The QP's side of the R_Key check, prepared once
+ *
+ * The QP's side of the R_Key check, prepared once by ibk_mr_qp_prepare() and
+ * kept with the QP, as rxe keeps qp_access_flags in its struct rxe_qp:
+ * ibk_mr_table_check_prepared() then reads what it compares instead of working
+ * it out of struct ibk_mem_qp on every request.
+ *
+ * Prepare it again whenever modify_qp changes the QP's type, PD, access flags
+ * or number; until then the check is the QP's as it was.
  */
 struct ibk_mr_qp {
-	struct ibk_mem_qp qp;	/* as prepared, for the rules */
-	uint64_t key_want;	/* ibk__mr_key_of() the QP's PD and QPN */
-	uint32_t head_want;	/* ibk__mr_head_want(&qp) */
-	uint8_t cls[256];	/* by opcode: ibk__mem_op6_class() of the
-				 * keyed ones of the QP's transport that
-				 * qp.access allows, IBK__MEM_OTHER for the
-				 * others */
+	/* private: */
+	struct ibk_mem_qp qp;
+	uint64_t key_want;
+	uint32_t head_want;
+	uint8_t cls[256];
 };
 
 /* The IBK_ACCESS_REMOTE_* bits that access flags @access lack: a keyed
@@ -5262,11 +6065,18 @@ IBK__STATIC_ASSERT(((IBK__MEM_OTHER | IBK__MEM_FLUSH | IBK__MEM_CONT) &
 		    IBK_OPCODE_TRANSPORT_MASK) == 0,
 		   "the classes' bits and the transport's");
 
-/*
+/**
+ * ibk_mr_qp_prepare() - Prepares a QP for ibk_mr_table_check_prepared()
+ * @p: receives the prepared QP
+ * @qp: the QP the request arrived on: its PD and number
+ *
  * Prepares @p for the QP @qp (IBK_QPT_RC or IBK_QPT_UC; any other type's
- * requests all take the rules' way, as in ibk_mr_table_check()). Both
- * must be valid. Call it when the QP is created and after every
- * modify_qp that changes the fields of @qp.
+ * requests all take the rules' way, as in ibk_mr_table_check()).
+ *
+ * Both must be valid. Call it when the QP is created and after every modify_qp
+ * that changes the fields of @qp.
+ *
+ * Context: Any context: touches only its arguments; the table is not read.
  */
 static inline void ibk_mr_qp_prepare(struct ibk_mr_qp *p,
 				     const struct ibk_mem_qp *qp)
@@ -5951,16 +6761,29 @@ static inline size_t ibk__mr_check_burst(const struct ibk_mr_table *t,
 	return ok;
 }
 
-/*
- * ibk_mr_table_check() for a burst of @n requests to one QP: hdrs[i]
- * points at a BTH and the RETH or AtomicETH after it when its opcode
- * carries one; verdicts[i] gets the enum ibk_mem_verdict. The whole burst
- * is checked in one read section, against one published state of the
- * table. Returns the number of IBK_MEM_OK. Every pointer must be valid.
- * AVX2 builds for 64-bit hosts check four requests a step in vector
- * lanes, the requests they do not grant one by one; a BTH
- * whose opcode carries no RETH is read no further than its first 8
- * bytes there too.
+/**
+ * ibk_mr_table_check_burst() - The R_Key check for a burst of requests to one
+ * QP
+ * @t: the memory region and window table
+ * @qp: the QP the request arrived on: its PD and number
+ * @hdrs: @n pointers, each to a BTH followed by the RETH or AtomicETH its
+ *        opcode carries, if any
+ * @n: how many
+ * @verdicts: receives @n verdicts, one byte each
+ *
+ * ibk_mr_table_check() for a burst of @n requests to one QP: hdrs[i] points at
+ * a BTH and the RETH or AtomicETH after it when its opcode carries one;
+ * verdicts[i] gets the enum ibk_mem_verdict.
+ *
+ * The whole burst is checked in one read section, against one published state
+ * of the table. Every pointer must be valid. AVX2 builds for 64-bit hosts
+ * check four requests a step in vector lanes, the requests they do not grant
+ * one by one; a BTH whose opcode carries no RETH is read no further than its
+ * first 8 bytes there too.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the number of IBK_MEM_OK.
  */
 static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const struct ibk_mem_qp *qp,
@@ -5970,9 +6793,25 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 	return ibk__mr_check_burst(t, qp, NULL, hdrs, n, verdicts);
 }
 
-/* ibk_mr_table_check_burst() of requests to the QP @p was prepared from
- * (ibk_mr_qp_prepare()): the same verdicts and count. Every pointer must
- * be valid. */
+/**
+ * ibk_mr_table_check_burst_prepared() - The R_Key check for a burst, with the
+ * QP prepared
+ * @t: the memory region and window table
+ * @p: the QP, prepared by ibk_mr_qp_prepare()
+ * @hdrs: @n pointers, each to a BTH followed by the RETH or AtomicETH its
+ *        opcode carries, if any
+ * @n: how many
+ * @verdicts: receives @n verdicts, one byte each
+ *
+ * ibk_mr_table_check_burst() of requests to the QP @p was prepared from
+ * (ibk_mr_qp_prepare()): the same verdicts and count.
+ *
+ * Every pointer must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the number of requests granted (verdict IBK_MEM_OK).
+ */
 static inline size_t
 ibk_mr_table_check_burst_prepared(const struct ibk_mr_table *t,
 				  const struct ibk_mr_qp *p,
@@ -6055,13 +6894,23 @@ static inline void ibk__pkey_put_block(struct ibk_pkey_table *t, unsigned c,
 		ibk__pkey_put(t, c, first + i, pkeys[i]);
 }
 
-/*
- * Applies SubnSet(P_KeyTable) block @block: entries 32 x @block onwards
- * from @pkeys[0..31] as written (an invalid key, base 0, matches nothing
- * and reads back as written, as from the device), those beyond the
- * capacity ignored, as one generation that also refuses older refill
- * tickets (see above). IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE,
- * writing nothing, if the block starts beyond the table (the SMA answers
+/**
+ * ibk_pkey_table_apply_block() - Applies SubnSet(P_KeyTable) to the P_Key
+ * table
+ * @t: the P_Key table
+ * @block: the block number
+ * @pkeys: the block's 32 P_Keys, host order
+ *
+ * Applies SubnSet(P_KeyTable) block @block: entries 32 x @block onwards from
+ * @pkeys[0..31] as written (an invalid key, base 0, matches nothing and reads
+ * back as written, as from the device), those beyond the capacity ignored, as
+ * one generation that also refuses older refill tickets (see above).
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE, writing nothing,
+ * if the block starts beyond the table (the SMA answers
  * IBK_MAD_STATUS_INVALID_FIELD, qib subn_set_pkeytable()).
  */
 static inline int ibk_pkey_table_apply_block(struct ibk_pkey_table *t,
@@ -6081,11 +6930,20 @@ static inline int ibk_pkey_table_apply_block(struct ibk_pkey_table *t,
 	return IBK_OK;
 }
 
-/*
+/**
+ * ibk_pkey_table_read_block() - SubnGet(P_KeyTable) from the P_Key table
+ * @t: the P_Key table
+ * @block: the block number
+ * @pkeys: receives the block's 32 P_Keys
+ *
  * SubnGet(P_KeyTable) from the cache: block @block into @pkeys[0..31], one
- * generation, entries beyond the capacity 0x0000 (empty), in any port
- * state and awaiting a refill or not (see above). IBK_OK; IBK_EINVAL for a
- * NULL pointer; IBK_ERANGE if the block starts beyond the table.
+ * generation, entries beyond the capacity 0x0000 (empty), in any port state
+ * and awaiting a refill or not (see above).
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if the block
+ * starts beyond the table.
  */
 static inline int
 ibk_pkey_table_read_block(const struct ibk_pkey_table *t, uint32_t block,
@@ -6130,14 +6988,26 @@ static inline void ibk__gid_put_guid_block(struct ibk_gid_table *t,
 	}
 }
 
-/*
- * Applies SubnSet(GUIDInfo) block @block to the GID table: entry 8 x
- * @block + i becomes GID @prefix || @guids[i] of type IB, or empty for a
- * GUID of 0, those beyond the capacity ignored; entry 0 is the port GUID
- * and read-only (qib subn_set_guidinfo()): its @guids value is ignored.
- * One generation, as ibk_pkey_table_apply_block(). IBK_OK; IBK_EINVAL
- * for a NULL pointer; IBK_ERANGE, writing nothing, if the block starts
- * beyond the table.
+/**
+ * ibk_gid_table_apply_guid_block() - Applies SubnSet(GUIDInfo) to the GID
+ * table
+ * @t: the GID table
+ * @block: the block number
+ * @prefix: the subnet prefix (upper 64 bits), host order
+ * @guids: the block's 8 GUIDs, host order
+ *
+ * Applies SubnSet(GUIDInfo) block @block to the GID table: entry 8 x @block +
+ * i becomes GID @prefix || @guids[i] of type IB, or empty for a GUID of 0,
+ * those beyond the capacity ignored; entry 0 is the port GUID and read-only
+ * (qib subn_set_guidinfo()): its @guids value is ignored.
+ *
+ * One generation, as ibk_pkey_table_apply_block().
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE, writing nothing,
+ * if the block starts beyond the table.
  */
 static inline int ibk_gid_table_apply_guid_block(struct ibk_gid_table *t,
 						 uint32_t block,
@@ -6198,18 +7068,29 @@ static inline void ibk__gid_put_prefix(struct ibk_gid_table *t, unsigned c,
 	ibk__gid_reindex(t, c);
 }
 
-/*
- * Applies PortInfo:GidPrefix @prefix to the GID table: every entry of type
- * IB becomes @prefix || its GUID, as qib and hfi1 compose a native port's
- * GIDs from the current prefix; empty and RoCE entries stay. If an entry
- * changes, that is one generation and a change event, as a GUIDInfo block
- * is: every reference goes stale at once (the consumer re-reads, as the
- * Linux core's cache does on the CLIENT_REREGISTER that follows a prefix
- * change) and refills holding an older ticket are refused. Returns the
- * number of entries that changed, 0 (nothing written, no generation) when
- * the table holds @prefix already, as on each sweep's PortInfo Set;
- * IBK_EINVAL for NULL @t. A GUIDInfo Set afterwards must pass the same
- * prefix (ibk_sma_answer_table() takes PortInfo's).
+/**
+ * ibk_gid_table_apply_prefix() - Applies PortInfo:GidPrefix to the GID table's
+ * IB entries
+ * @t: the GID table
+ * @prefix: the subnet prefix (upper 64 bits), host order
+ *
+ * Applies PortInfo:GidPrefix @prefix to the GID table: every entry of type IB
+ * becomes @prefix || its GUID, as qib and hfi1 compose a native port's GIDs
+ * from the current prefix; empty and RoCE entries stay.
+ *
+ * If an entry changes, that is one generation and a change event, as a
+ * GUIDInfo block is: every reference goes stale at once (the consumer
+ * re-reads, as the Linux core's cache does on the CLIENT_REREGISTER that
+ * follows a prefix change) and refills holding an older ticket are refused. A
+ * GUIDInfo Set afterwards must pass the same prefix (ibk_sma_answer_table()
+ * takes PortInfo's).
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: the number of entries that changed, 0 (nothing written, no
+ * generation) when the table holds @prefix already, as on each sweep's
+ * PortInfo Set; IBK_EINVAL for NULL @t.
  */
 static inline int ibk_gid_table_apply_prefix(struct ibk_gid_table *t,
 					     uint64_t prefix)
@@ -6230,12 +7111,20 @@ static inline int ibk_gid_table_apply_prefix(struct ibk_gid_table *t,
 	return (int)changes;
 }
 
-/*
+/**
+ * ibk_gid_table_read_guid_block() - SubnGet(GUIDInfo) from the GID table
+ * @t: the GID table
+ * @block: the block number
+ * @guids: receives the block's 8 GUIDs
+ *
  * SubnGet(GUIDInfo) from the cache: the GUIDs (low 64 bits) of entries 8 x
  * @block onwards into @guids[0..7], one generation, 0 for an empty entry or
- * one beyond the capacity, in any port state (see above). IBK_OK;
- * IBK_EINVAL for a NULL pointer; IBK_ERANGE if the block starts beyond the
- * table.
+ * one beyond the capacity, in any port state (see above).
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: IBK_OK; IBK_EINVAL for a NULL pointer; IBK_ERANGE if the block
+ * starts beyond the table.
  */
 static inline int
 ibk_gid_table_read_guid_block(const struct ibk_gid_table *t, uint32_t block,
@@ -6304,21 +7193,34 @@ static inline int ibk__sma_guid_info(struct ibk_port *port, uint8_t *smp,
 	return IBK_MAD_STATUS_OK;
 }
 
-/*
- * Answers a SubnGet or SubnSet of P_KeyTable or GUIDInfo, the SMP @smp of
- * @len bytes, against @port's tables, after the caller's M_Key check: a
- * Set applies the block (GUIDInfo with GID prefix @gid_prefix, PortInfo's)
- * and both leave the resulting block in the SMP's data, as qib answers a
- * Set with the Get of the block. Returns the MAD status for
- * ibk_smp_make_reply(): IBK_MAD_STATUS_OK; IBK_MAD_STATUS_INVALID_FIELD,
- * with the data zeroed, for a block beyond the table or a GUIDInfo
- * modifier above 255; IBK_MAD_STATUS_UNSUP_METHOD_ATTR, leaving the SMP
- * untouched, for another attribute (the caller may answer it itself). Or
- * IBK_EINVAL, changing nothing, for a NULL pointer or an SMP that
- * ibk_smp_request_status() does not pass (a malformed length, a bad
- * version) or that is no Get or Set. A switch picks @port by the
- * P_KeyTable modifier's port field (ibk_pkeytable_mod_port()) first; a
- * CA ignores that field, as this function does.
+/**
+ * ibk_sma_answer_table() - Answers a SubnGet or SubnSet of P_KeyTable or
+ * GUIDInfo
+ * @port: the port
+ * @smp: the SMP, 256 bytes, any alignment, changed in place
+ * @len: @smp's length in bytes
+ * @gid_prefix: the port's subnet prefix, host order
+ *
+ * Answers a SubnGet or SubnSet of P_KeyTable or GUIDInfo, the SMP @smp of @len
+ * bytes, against @port's tables, after the caller's M_Key check: a Set applies
+ * the block (GUIDInfo with GID prefix @gid_prefix, PortInfo's) and both leave
+ * the resulting block in the SMP's data, as qib answers a Set with the Get of
+ * the block.
+ *
+ * Or IBK_EINVAL, changing nothing, for a NULL pointer or an SMP that
+ * ibk_smp_request_status() does not pass (a malformed length, a bad version)
+ * or that is no Get or Set. A switch picks @port by the P_KeyTable modifier's
+ * port field (ibk_pkeytable_mod_port()) first; a CA ignores that field, as
+ * this function does.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table. (a Get only reads)
+ * Return: the MAD status for ibk_smp_make_reply(): IBK_MAD_STATUS_OK;
+ * IBK_MAD_STATUS_INVALID_FIELD, with the data zeroed, for a block beyond the
+ * table or a GUIDInfo modifier above 255; IBK_MAD_STATUS_UNSUP_METHOD_ATTR,
+ * leaving the SMP untouched, for another attribute (the caller may answer it
+ * itself).
  */
 static inline int ibk_sma_answer_table(struct ibk_port *port, void *smp,
 				       size_t len, uint64_t gid_prefix)
@@ -6351,11 +7253,24 @@ static inline int ibk_sma_answer_table(struct ibk_port *port, void *smp,
 	return st;
 }
 
-/*
+/**
+ * ibk_sma_mkey_check() - The SMA's M_Key check, counting violations in the
+ * port
+ * @port: the port
+ * @st: the port's M_Key state (key, protect bits, lease), updated by the check
+ * @method: the MAD method
+ * @smp_mkey: the SMP's M_Key, host order
+ * @now_ns: the current time in nanoseconds, any monotonic clock
+ *
  * The M_Key check of ibk_mkey_check() on the SMA's state *@st, counting a
- * violation in @port's M_KeyViolations (16 bits, stopping at 0xffff, as
- * qib check_mkey() counts). Returns the verdict. Every pointer must be
- * valid.
+ * violation in @port's M_KeyViolations (16 bits, stopping at 0xffff, as qib
+ * check_mkey() counts).
+ *
+ * Every pointer must be valid.
+ *
+ * Context: Any context; the caller serialises the uses of one @st (one SMA per
+ * port).
+ * Return: the verdict of ibk_mkey_check().
  */
 static inline enum ibk_mkey_verdict
 ibk_sma_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
@@ -6368,8 +7283,20 @@ ibk_sma_mkey_check(struct ibk_port *port, struct ibk_mkey_state *st,
 	return v;
 }
 
-/* Writes @port's three violation counters into the PortInfo at @pi, for
- * a SubnGet(PortInfo) answer. @port and @pi must be valid. */
+/**
+ * ibk_sma_fill_portinfo_counters() - Writes the port's violation counters into
+ * PortInfo
+ * @port: the port
+ * @pi: a PortInfo attribute to write, 64 bytes, any alignment
+ *
+ * Writes @port's three violation counters into the PortInfo at @pi, for a
+ * SubnGet(PortInfo) answer.
+ *
+ * @port and @pi must be valid.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ */
 static inline void ibk_sma_fill_portinfo_counters(const struct ibk_port *port,
 						  void *pi)
 {
@@ -6381,13 +7308,24 @@ static inline void ibk_sma_fill_portinfo_counters(const struct ibk_port *port,
 		ibk_counter16_read(&port->qkey_violations));
 }
 
-/*
+/**
+ * ibk_sma_apply_portinfo() - Applies what the cache holds of a
+ * SubnSet(PortInfo)
+ * @port: the port
+ * @pi: a PortInfo attribute, 64 bytes, any alignment
+ *
  * What of a SubnSet(PortInfo) that passed the M_Key check the port's cache
- * holds (qib subn_set_portinfo()): each violation counter whose field in
- * the PortInfo at @pi is 0 is zeroed, the others are left; GidPrefix goes
- * to every IB entry of the GID table (ibk_gid_table_apply_prefix()).
- * Returns the number of GID entries that changed; IBK_EINVAL for a NULL
- * pointer. M_Key, its lease and the rest of PortInfo are the caller's.
+ * holds (qib subn_set_portinfo()): each violation counter whose field in the
+ * PortInfo at @pi is 0 is zeroed, the others are left; GidPrefix goes to every
+ * IB entry of the GID table (ibk_gid_table_apply_prefix()).
+ *
+ * M_Key, its lease and the rest of PortInfo are the caller's.
+ *
+ * Context: Any context that may spin: waits while another writer of the same
+ * table holds its lock word, never for a reader. Not from an interrupt handler
+ * that may have interrupted a writer of the same table.
+ * Return: the number of GID entries that changed; IBK_EINVAL for a NULL
+ * pointer.
  */
 static inline int ibk_sma_apply_portinfo(struct ibk_port *port,
 					 const void *pi)
