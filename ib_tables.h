@@ -1391,9 +1391,10 @@ static inline int ibk__table_invalidate(struct ibk__table *h)
  * cell value it saw. Relaxed atomics are neither merged nor vectorised:
  * the loops take several words a step, as the unrolling is what cuts a
  * loop's cost per word, and take cells one at a time before the first
- * word boundary, after the last, and where the compiler has no may_alias.
+ * word boundary, after the last, and where the compiler has no may_alias
+ * (or the bench's IBK__CELL_LOOPS asks for cells, to time what words buy).
  */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(IBK__CELL_LOOPS)
 #if defined(__SIZEOF_POINTER__) && __SIZEOF_POINTER__ == 8 && \
     (defined(IBK_ATOMICS_KERNEL) || \
      (defined(IBK__STD_ATOMICS) && ATOMIC_LLONG_LOCK_FREE == 2))
@@ -1401,17 +1402,14 @@ typedef uint64_t ibk__word_t;
 #else
 typedef uint32_t ibk__word_t;
 #endif
-#define IBK__WORD_BYTES sizeof(ibk__word_t)
-#else
-typedef uint32_t ibk__word_t;
-#define IBK__WORD_BYTES 0u	/* no word aliases a cell: cell by cell */
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
+#define IBK__WORDS 1
 #define IBK__MAY_ALIAS __attribute__((__may_alias__))
 #else
+typedef uint32_t ibk__word_t;
+#define IBK__WORDS 0	/* no word aliases a cell: cell by cell */
 #define IBK__MAY_ALIAS
 #endif
+#define IBK__WORD_BYTES sizeof(ibk__word_t)
 
 /*
  * @p as an address the compiler cannot trace back to an object, as Linux's
@@ -1463,7 +1461,7 @@ static inline struct ibk__bulk ibk__bulk_split(const void *to,
 	struct ibk__bulk b = { n, 0, n };
 	size_t skip;
 
-	if (IBK__WORD_BYTES == 0 ||
+	if (!IBK__WORDS ||
 	    ((uintptr_t)to & (((uintptr_t)1 << shift) - 1)) != 0 ||
 	    ((uintptr_t)to ^ (uintptr_t)from) % IBK__WORD_BYTES != 0)
 		return b;
@@ -3314,7 +3312,7 @@ static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
 
 	IBK__STATIC_ASSERT(sizeof(struct ibk_gid_cell) % 8 == 0,
 			   "a GID cell is a whole number of bulk words");
-	if (IBK__WORD_BYTES != 0 &&
+	if (IBK__WORDS &&
 	    ((uintptr_t)cells | (uintptr_t)from) % IBK__WORD_BYTES == 0) {
 		ibk__words_copy(cells, from,
 				n * sizeof(*cells) / IBK__WORD_BYTES);

@@ -38,6 +38,7 @@ static _Thread_local uint64_t latch_retries;
 #define IBK_LATCH_RETRY_HOOK() ((void)latch_retries++)
 
 #include "ib_tables.h"
+#include "variants.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -954,9 +955,42 @@ static unsigned latch_peer_sides(struct latch *k, bench_run_fn run,
 	return k->npeers;
 }
 
+/* refill_lib() built with IBK__CELL_LOOPS (variants.c): cell by cell. */
+__attribute__((noinline))
+static uint64_t refill_cells(void *ctx, uint64_t iters)
+{
+	struct latch *k = ctx;
+	const ibk_pkey_t *const contents[2] = { k->contents[0],
+						k->contents[1] };
+
+	return variant_cells_refill(&k->t, contents, k->len, iters);
+}
+
+/* After the cell-by-cell variant's refills, the table holds what the
+ * last one wrote, read through the library; or the run stops. */
+static void refill_cells_agrees(struct latch *k)
+{
+	const ibk_pkey_t *const contents[2] = { k->contents[0],
+						k->contents[1] };
+	ibk_pkey_t got;
+	uint32_t i;
+
+	if (variant_cells_layout() != variant_layout())
+		latch_fail("variant cells: another struct layout");
+	variant_cells_refill(&k->t, contents, k->len, 2);
+	for (i = 0; i < k->len; i++)
+		if (ibk_pkey_table_get(&k->t, i, &got) != IBK_OK ||
+		    got != k->contents[1][i])
+			latch_fail("variant cells: another table after refill");
+}
+
 static unsigned refill_peers(void *ctx, struct bench_side *sides)
 {
-	return latch_peer_sides(ctx, refill_peer, sides);
+	unsigned n = latch_peer_sides(ctx, refill_peer, sides);
+
+	refill_cells_agrees(ctx);
+	sides[n] = (struct bench_side){ "variant:cells", refill_cells, ctx };
+	return n + 1;
 }
 
 static unsigned set_peers(void *ctx, struct bench_side *sides)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ib_tables.h"
+#include "variants.h"
 
 #define OBJECTS		1024u	/* 3/4 MRs, 1/8 type 1 and 1/8 type 2 MWs */
 #define PACKETS		1024u	/* request buffers of 64 bytes: 64 KiB */
@@ -284,6 +285,97 @@ static uint64_t rkey_burst_base(void *ctx, uint64_t iters)
 	return ok;
 }
 
+/* The variants of a case give the library's verdicts on every request,
+ * with the library's struct layout, or the run stops. */
+static void variants_agree(int same, const char *what)
+{
+	if (!same) {
+		fprintf(stderr, "bench: variant %s differs from the library\n",
+			what);
+		exit(2);
+	}
+}
+
+/* rkey_burst_lib() built with IBK_NO_SIMD (variants.c). */
+__attribute__((noinline))
+static uint64_t rkey_burst_scalar(void *ctx, uint64_t iters)
+{
+	struct mem *m = ctx;
+
+	return variant_scalar_rkey_burst(&m->t, &m->prepared, m->hdrs,
+					 SEQUENCE, BURST, m->verdicts, iters);
+}
+
+/* A burst as 32 single checks, the simpler path to the same verdicts. */
+__attribute__((noinline))
+static uint64_t rkey_burst_singles(void *ctx, uint64_t iters)
+{
+	struct mem *m = ctx;
+	uint64_t ok = 0;
+	uint64_t i;
+	unsigned k;
+
+	for (i = 0; i < iters; i++) {
+		const void *const *b = burst_at(m, i);
+
+		for (k = 0; k < BURST; k++) {
+			m->verdicts[k] = (uint8_t)ibk_mr_table_check_prepared(
+				&m->t, &m->prepared, b[k]);
+			ok += m->verdicts[k] == IBK_MEM_OK;
+		}
+		BENCH_BARRIER();
+	}
+	return ok;
+}
+
+/* rkey_burst_lib() with the QP not prepared (ibk_mr_table_check_burst()). */
+__attribute__((noinline))
+static uint64_t rkey_burst_unprepared(void *ctx, uint64_t iters)
+{
+	struct mem *m = ctx;
+	uint64_t ok = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ok += ibk_mr_table_check_burst(&m->t, &m->qp, burst_at(m, i),
+					       BURST, m->verdicts);
+		BENCH_BARRIER();
+	}
+	return ok;
+}
+
+static unsigned rkey_check_variants(void *ctx, struct bench_side *sides)
+{
+	sides[0] = (struct bench_side){ "variant:unprepared",
+					rkey_unprepared_lib, ctx };
+	return 1;
+}
+
+static unsigned rkey_burst_variants(void *ctx, struct bench_side *sides)
+{
+	struct mem *m = ctx;
+	uint8_t lib[BURST];
+	size_t i;
+
+	variants_agree(variant_scalar_layout() == variant_layout(),
+		       "scalar's struct layout");
+	for (i = 0; i < SEQUENCE; i += BURST) {
+		ibk_mr_table_check_burst_prepared(&m->t, &m->prepared,
+						  m->hdrs + i, BURST, lib);
+		variant_scalar_rkey_burst(&m->t, &m->prepared, m->hdrs + i,
+					  BURST, BURST, m->verdicts, 1);
+		variants_agree(memcmp(lib, m->verdicts, BURST) == 0,
+			       "scalar R_Key burst");
+	}
+	sides[0] = (struct bench_side){ "variant:scalar", rkey_burst_scalar,
+					ctx };
+	sides[1] = (struct bench_side){ "variant:singles",
+					rkey_burst_singles, ctx };
+	sides[2] = (struct bench_side){ "variant:unprepared",
+					rkey_burst_unprepared, ctx };
+	return 3;
+}
+
 /* The library's verdicts in the baseline's order of the same names. */
 static int same_verdict(uint8_t lib, enum base_mem_verdict base)
 {
@@ -364,6 +456,7 @@ const struct bench_case bench_mem_cases[] = {
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_lib, .base = rkey_base,
 		.check = mem_check, .note = mem_note,
+		.peers = rkey_check_variants,
 	},
 	{
 		.name = "rkey_check_unprepared", .base_name = "array_branchy",
@@ -382,6 +475,7 @@ const struct bench_case bench_mem_cases[] = {
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_burst_lib, .base = rkey_burst_base,
 		.check = mem_check, .note = mem_note,
+		.peers = rkey_burst_variants,
 	},
 	{
 		.name = "rkey_check_all_ok", .base_name = "array_branchy",

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * variants.c - built once per VARIANT_TAG with the macros that select the
+ * simpler path (variants.h says which); the same loops as the library's
+ * sides in cases_mem.c, cases_tables.c and cases_latch.c.
+ */
+#include "variants.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+
+#define VARIANT_CAT2(a, b)	variant_##a##_##b
+#define VARIANT_CAT(a, b)	VARIANT_CAT2(a, b)
+#define VARIANT(name)		VARIANT_CAT(VARIANT_TAG, name)
+
+__attribute__((noinline))
+uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
+			     const struct ibk_mr_qp *p,
+			     const void *const *hdrs, size_t seq,
+			     size_t burst, uint8_t *verdicts, uint64_t iters)
+{
+	uint64_t ok = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		ok += ibk_mr_table_check_burst_prepared(t, p,
+				hdrs + (i % (seq / burst)) * burst, burst,
+				verdicts);
+		BENCH_BARRIER();
+	}
+	return ok;
+}
+
+__attribute__((noinline))
+uint64_t VARIANT(port_mixed)(struct ibk_port *port,
+			     const struct ibk_qp_keys *const *to,
+			     const void *const *hdrs, size_t seq,
+			     size_t burst, uint8_t *verdicts, uint64_t iters)
+{
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		size_t at = (i % (seq / burst)) * burst;
+
+		accepted += ibk_port_rx_mixed(port, to + at, hdrs + at, burst,
+					      verdicts, NULL);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
+
+__attribute__((noinline))
+uint64_t VARIANT(refill)(struct ibk_pkey_table *t,
+			 const ibk_pkey_t *const contents[2], uint32_t len,
+			 uint64_t iters)
+{
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		if (ibk_pkey_table_refill(t, contents[i & 1], len,
+					  ibk_pkey_table_refill_ticket(t))) {
+			fprintf(stderr, "bench: variant refill failed\n");
+			exit(2);
+		}
+		BENCH_BARRIER();
+	}
+	return iters;
+}
+
+size_t VARIANT(layout)(void)
+{
+	return variant_layout();
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * variants.h - the library's fast paths built without their fast variant,
+ * timed beside the library in the same run (bench/README.md's table
+ * "variant vs the simpler path"). variants.c is compiled once per tag:
+ *
+ *   scalar  IBK_NO_SIMD: the bursts' scalar loops (no SSE2 path exists for
+ *           the R_Key or the mixed-port burst: an SSE2 build runs these)
+ *   cells   IBK__CELL_LOOPS: the refill's bulk loops cell by cell, as on a
+ *           compiler without may_alias, instead of unrolled machine words
+ *
+ * Each function runs the case's loop itself, so that no call per operation
+ * is timed that the library's side does not pay.
+ */
+#ifndef IBK_BENCH_VARIANTS_H
+#define IBK_BENCH_VARIANTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ib_tables.h"
+
+#define VARIANT_DECLARE(tag)						\
+uint64_t variant_##tag##_rkey_burst(const struct ibk_mr_table *t,	\
+				    const struct ibk_mr_qp *p,		\
+				    const void *const *hdrs, size_t seq,	\
+				    size_t burst, uint8_t *verdicts,	\
+				    uint64_t iters);			\
+uint64_t variant_##tag##_port_mixed(struct ibk_port *port,		\
+				    const struct ibk_qp_keys *const *to,	\
+				    const void *const *hdrs, size_t seq,	\
+				    size_t burst, uint8_t *verdicts,	\
+				    uint64_t iters);			\
+uint64_t variant_##tag##_refill(struct ibk_pkey_table *t,		\
+				const ibk_pkey_t *const contents[2],	\
+				uint32_t len, uint64_t iters);		\
+size_t variant_##tag##_layout(void);
+
+VARIANT_DECLARE(scalar)
+VARIANT_DECLARE(cells)
+
+/* The sizes variants.c was built with, summed: a variant built with
+ * another struct layout could not share the library's tables. */
+static inline size_t variant_layout(void)
+{
+	return sizeof(struct ibk_mr_table) + 3 * sizeof(struct ibk_mr_qp) +
+	       5 * sizeof(struct ibk_port) + 7 * sizeof(struct ibk_mr_cell) +
+	       11 * sizeof(struct ibk_pkey_table);
+}
+
+#endif
