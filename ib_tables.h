@@ -4471,14 +4471,15 @@ static inline unsigned ibk__port_verdict_keyed(unsigned kind,
  * time. The QP's fields are read before the entry: no compiler reloads
  * them across an atomic load. True if some packet needs
  * ibk__port_verdict(): undecided, or IBK_RX_DROP_PKEY in a burst where
- * some header failed.
+ * some header failed. Scalar on every build: an AVX2 pass, 16 packets a
+ * step, was 7 % faster, below the bar a vector path must clear (bench/README.md,
+ * "variant vs the simpler path").
  */
-static inline bool
-ibk__port_burst_keyed_scalar(const struct ibk_pkey_cell *cells,
-			     uint32_t capacity,
-			     const struct ibk_qp_keys *const *qps,
-			     const void *const *hdrs, size_t n,
-			     uint8_t *verdicts)
+static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
+					 uint32_t capacity,
+					 const struct ibk_qp_keys *const *qps,
+					 const void *const *hdrs, size_t n,
+					 uint8_t *verdicts)
 {
 	uint32_t heads = 0;
 	size_t i;
@@ -4503,184 +4504,6 @@ ibk__port_burst_keyed_scalar(const struct ibk_pkey_cell *cells,
 		verdicts[i] = (uint8_t)v;
 	}
 	return heads >> 16 != 0;
-}
-
-#if defined(IBK__SIMD_AVX2)
-IBK__STATIC_ASSERT(sizeof(enum ibk_qp_type) == 4 &&
-		   offsetof(struct ibk_qp_keys, pkey_index) == 6 &&
-		   offsetof(struct ibk_qp_keys, qkey) == 8,
-		   "ibk__x86_qp_row() reads a QP as three 32-bit words");
-
-/* QP @qp's words (type, pkey | pkey_index << 16, Q_Key) in lanes 0-2:
- * one 8-byte load and one insert, none past the struct's 12 bytes. */
-static inline __m128i ibk__x86_qp_row(const struct ibk_qp_keys *qp)
-{
-	return _mm_insert_epi32(_mm_loadl_epi64((const __m128i *)
-						(const void *)qp),
-				(int)qp->qkey, 2);
-}
-
-/* ibk__x86_qp_row() of QP @lo in the low half, of @hi in the high one. */
-static inline __m256i ibk__avx2_qp_rows(const struct ibk_qp_keys *lo,
-					const struct ibk_qp_keys *hi)
-{
-	return _mm256_inserti128_si256(
-		_mm256_castsi128_si256(ibk__x86_qp_row(lo)),
-		ibk__x86_qp_row(hi), 1);
-}
-
-/* The type, P_Key index and Q_Key of the QPs @qps[0..3] and @qps[8..11],
- * in the lanes ibk__avx2_words8() gives their packets' headers. */
-static inline void ibk__avx2_qps8(const struct ibk_qp_keys *const *qps,
-				  __m256i *type, __m256i *index, __m256i *qkey)
-{
-	__m256i r0 = ibk__avx2_qp_rows(qps[0], qps[8]);
-	__m256i r1 = ibk__avx2_qp_rows(qps[1], qps[9]);
-	__m256i r2 = ibk__avx2_qp_rows(qps[2], qps[10]);
-	__m256i r3 = ibk__avx2_qp_rows(qps[3], qps[11]);
-	__m256i lo01 = _mm256_unpacklo_epi32(r0, r1);	/* t0 t1 k0 k1 */
-	__m256i lo23 = _mm256_unpacklo_epi32(r2, r3);
-	__m256i hi01 = _mm256_unpackhi_epi32(r0, r1);	/* q0 q1 0 0 */
-	__m256i hi23 = _mm256_unpackhi_epi32(r2, r3);
-
-	*type = _mm256_unpacklo_epi64(lo01, lo23);
-	*index = _mm256_srli_epi32(_mm256_unpackhi_epi64(lo01, lo23), 16);
-	*qkey = _mm256_unpacklo_epi64(hi01, hi23);
-}
-
-/* The table entries at @index's lanes, 0 where @ok is clear (entry 0 is
- * read then: a table holds at least one), each a relaxed atomic load as
- * in the scalar loop, through a buffer: GCC merges 16-bit lanes built in
- * registers with many more instructions. */
-static inline __m256i ibk__avx2_entries(const struct ibk_pkey_cell *cells,
-					__m256i index, __m256i ok)
-{
-	uint32_t at[8], entry[8];
-	unsigned j;
-
-	_mm256_storeu_si256((__m256i *)(void *)at,
-			    _mm256_and_si256(index, ok));
-#pragma GCC unroll 8
-	for (j = 0; j < 8; j++)
-		entry[j] = ibk__load(&cells[at[j]].pkey, relaxed);
-	return _mm256_and_si256(_mm256_loadu_si256((const __m256i *)
-						   (const void *)entry), ok);
-}
-
-/* Field @field of the filter of each lane's @kind (0 RC, 1 UC, 2 UD; any
- * other picks a zero or another kind's, a lane left undecided anyway),
- * from the scalar table, with the entry's part left out (entry 0). */
-#define IBK__AVX2_FILTERS(field, kind)					\
-	_mm256_permutevar8x32_epi32(_mm256_setr_epi32(			\
-		(int)ibk__keyed_filter_make(0, 0).field,		\
-		(int)ibk__keyed_filter_make(1, 0).field,		\
-		(int)ibk__keyed_filter_make(2, 0).field, 0, 0, 0, 0, 0), (kind))
-
-/*
- * ibk__port_burst_keyed_scalar() on the 8 packets of @hdrs[0..3] and
- * @hdrs[8..11], to @qps[0..3] and @qps[8..11], in the lanes of
- * ibk__avx2_words8(): each lane's verdict (0, 1, 2, or all ones for
- * undecided), and the lane's header bits that failed ORed into *@heads
- * (all ones for an undecided lane). The same filter, compares and
- * arithmetic as ibk__port_verdict_keyed(), with masks for flags: a
- * passed compare is all ones, so accept = 1 + 2 x (all ones) - (all ones).
- */
-IBK__HOT __m256i
-ibk__avx2_port_keyed8(const struct ibk_pkey_cell *cells, __m256i capacity,
-		      const struct ibk_qp_keys *const *qps,
-		      const void *const *hdrs, __m256i *heads)
-{
-	const __m256i zero = _mm256_setzero_si256();
-	const __m256i ones = _mm256_cmpeq_epi32(zero, zero);
-	const __m256i swap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
-					      9, 8, 15, 14, 13, 12, 3, 2, 1,
-					      0, 7, 6, 5, 4, 11, 10, 9, 8, 15,
-					      14, 13, 12);
-	const __m256i two = _mm256_set1_epi32(2);
-	__m256i type, index, qkey, kind, ok, entry, decided, a, b, miss;
-	__m256i qkey_miss, first_ok, all_ok, verdict;
-
-	ibk__avx2_qps8(qps, &type, &index, &qkey);
-	kind = _mm256_sub_epi32(type, _mm256_set1_epi32(IBK_QPT_RC));
-	ok = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(kind, two),
-						 kind),
-			      _mm256_cmpgt_epi32(capacity, index));
-	entry = ibk__avx2_entries(cells, index, ok);
-	decided = _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_and_si256(
-			entry, _mm256_set1_epi32(IBK_PKEY_BASE_MASK)), zero), ok);
-	ibk__avx2_words8(hdrs, &a, &b);
-	miss = _mm256_and_si256(
-		_mm256_xor_si256(_mm256_shuffle_epi8(a, swap),
-			_mm256_xor_si256(IBK__AVX2_FILTERS(want, kind), entry)),
-		_mm256_xor_si256(IBK__AVX2_FILTERS(mask, kind),
-			_mm256_and_si256(entry,
-				_mm256_set1_epi32(IBK_PKEY_FULL_MEMBER))));
-	qkey_miss = _mm256_and_si256(
-		_mm256_xor_si256(_mm256_shuffle_epi8(b, swap), qkey),
-		IBK__AVX2_FILTERS(qkey_mask, kind));
-	first_ok = _mm256_cmpeq_epi32(miss, zero);
-	all_ok = _mm256_cmpeq_epi32(_mm256_or_si256(miss, qkey_miss), zero);
-	verdict = _mm256_sub_epi32(_mm256_sub_epi32(_mm256_add_epi32(all_ok,
-								     all_ok),
-						    first_ok), ones);
-	*heads = _mm256_or_si256(*heads, _mm256_blendv_epi8(ones, miss,
-							    decided));
-	return _mm256_blendv_epi8(ones, verdict, decided);
-}
-
-/*
- * ibk__port_burst_keyed_scalar() on AVX2, for @n a multiple of 16: eight
- * packets a step, the QPs' words and the headers' loaded row by row and
- * transposed (no gathers, see ibk__avx2_words8()), the entries read one
- * by one; the verdict lanes of two steps are packed into 16 bytes in
- * order. The same verdicts and return value.
- */
-static inline bool
-ibk__port_burst_keyed_avx2(const struct ibk_pkey_cell *cells, uint32_t capacity,
-			   const struct ibk_qp_keys *const *qps,
-			   const void *const *hdrs, size_t n, uint8_t *verdicts)
-{
-	const __m256i cap = _mm256_set1_epi32((int)capacity);
-	__m256i heads = _mm256_setzero_si256();
-	size_t i;
-
-	for (i = 0; i < n; i += 16) {
-		__m256i v0 = ibk__avx2_port_keyed8(cells, cap, qps + i,
-						   hdrs + i, &heads);
-		__m256i v1 = ibk__avx2_port_keyed8(cells, cap, qps + i + 4,
-						   hdrs + i + 4, &heads);
-		__m256i v = _mm256_packs_epi32(v0, v1);
-
-		_mm_storeu_si128((__m128i *)(void *)(verdicts + i),
-				 _mm_packs_epi16(_mm256_castsi256_si128(v),
-						 _mm256_extracti128_si256(v, 1)));
-	}
-	return !_mm256_testz_si256(heads, _mm256_set1_epi32((int)0xffff0000u));
-}
-#endif
-
-/*
- * ibk__port_burst_keyed_scalar() on the build's vector path where it has
- * one (AVX2): whole chunks of 16 there, the rest in the scalar loop.
- */
-static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
-					 uint32_t capacity,
-					 const struct ibk_qp_keys *const *qps,
-					 const void *const *hdrs, size_t n,
-					 uint8_t *verdicts)
-{
-#if defined(IBK__SIMD_AVX2)
-	size_t whole = n - n % 16;
-	bool recheck = ibk__port_burst_keyed_avx2(cells, capacity, qps, hdrs,
-						  whole, verdicts);
-
-	return ibk__port_burst_keyed_scalar(cells, capacity, qps + whole,
-					    hdrs + whole, n - whole,
-					    verdicts + whole) | recheck;
-#else
-	return ibk__port_burst_keyed_scalar(cells, capacity, qps, hdrs,
-					    n, verdicts);
-#endif
 }
 
 /*
@@ -4849,7 +4672,7 @@ static inline size_t ibk_port_rx_burst(struct ibk_port *port,
  *
  * Per packet, an RC, UC or UD QP whose entry holds a key takes one masked
  * compare of the BTH's first word and one of the Q_Key, no branch on the
- * packet (ibk__port_burst_keyed(), 16 packets a step on the AVX2 path);
+ * packet (ibk__port_burst_keyed());
  * QP0, QP1 and the rare packet whose header does not fit its QP are then
  * checked one by one.
  *

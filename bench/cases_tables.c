@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include "ib_tables.h"
-#include "variants.h"
 
 /* ------------------------------------------------------------------------
  * P_Key tables: the library's and the plain array a baseline scans
@@ -1194,53 +1193,13 @@ static int port_mixed_check(void *ctx)
 	return 0;
 }
 
-/* port_mixed_lib() built with IBK_NO_SIMD (variants.c). */
-__attribute__((noinline))
-static uint64_t port_mixed_scalar(void *ctx, uint64_t iters)
-{
-	struct port_mixed *k = ctx;
-
-	return variant_scalar_port_mixed(&k->p.port, k->lib_to, k->hdrs,
-					 BENCH_RX_SEQUENCE, BENCH_RX_BURST,
-					 k->verdicts, iters);
-}
-
-/* The scalar variant gives the library's verdicts, burst by burst, with
- * the library's struct layout, or the run stops. */
-static void port_mixed_scalar_agrees(struct port_mixed *k)
-{
-	size_t b;
-
-	if (variant_scalar_layout() != variant_layout()) {
-		fprintf(stderr, "bench: variant scalar's struct layout "
-			"differs from the library's\n");
-		exit(2);
-	}
-	for (b = 0; b < BENCH_RX_SEQUENCE; b += BENCH_RX_BURST) {
-		ibk_port_rx_mixed(&k->p.port, k->lib_to + b, k->hdrs + b,
-				  BENCH_RX_BURST, k->lib_verdicts + b, NULL);
-		variant_scalar_port_mixed(&k->p.port, k->lib_to + b,
-					  k->hdrs + b, BENCH_RX_BURST,
-					  BENCH_RX_BURST, k->verdicts, 1);
-		if (memcmp(k->verdicts, k->lib_verdicts + b,
-			   BENCH_RX_BURST) != 0) {
-			fprintf(stderr, "bench: variant scalar port burst "
-				"differs from the library\n");
-			exit(2);
-		}
-	}
-}
-
 static unsigned port_mixed_peers(void *ctx, struct bench_side *sides)
 {
-	port_mixed_scalar_agrees(ctx);
 	sides[0] = (struct bench_side){ "rwlock_per_burst",
 					port_mixed_burst_locked, ctx };
 	sides[1] = (struct bench_side){ "rxe_check_keys", port_mixed_rxe,
 					ctx };
-	sides[2] = (struct bench_side){ "variant:scalar", port_mixed_scalar,
-					ctx };
-	return 3;
+	return 2;
 }
 
 static void port_mixed_note(void *ctx, char *buf, size_t len)

@@ -2,7 +2,7 @@
 /*
  * variants.c - built once per VARIANT_TAG with the macros that select the
  * simpler path (variants.h says which); the same loops as the library's
- * sides in cases_mem.c, cases_tables.c and cases_latch.c.
+ * sides in cases_mem.c and cases_latch.c.
  */
 #include "variants.h"
 
@@ -31,25 +31,6 @@ uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
 		BENCH_BARRIER();
 	}
 	return ok;
-}
-
-__attribute__((noinline))
-uint64_t VARIANT(port_mixed)(struct ibk_port *port,
-			     const struct ibk_qp_keys *const *to,
-			     const void *const *hdrs, size_t seq,
-			     size_t burst, uint8_t *verdicts, uint64_t iters)
-{
-	uint64_t accepted = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		size_t at = (i % (seq / burst)) * burst;
-
-		accepted += ibk_port_rx_mixed(port, to + at, hdrs + at, burst,
-					      verdicts, NULL);
-		BENCH_BARRIER();
-	}
-	return accepted;
 }
 
 __attribute__((noinline))

@@ -4,8 +4,8 @@
  * timed beside the library in the same run (bench/README.md's table
  * "variant vs the simpler path"). variants.c is compiled once per tag:
  *
- *   scalar  IBK_NO_SIMD: the bursts' scalar loops (no SSE2 path exists for
- *           the R_Key or the mixed-port burst: an SSE2 build runs these)
+ *   scalar  IBK_NO_SIMD: the R_Key burst's scalar loop (it has no SSE2
+ *           path: an SSE2 build runs this one)
  *   cells   IBK__CELL_LOOPS: the refill's bulk loops cell by cell, as on a
  *           compiler without may_alias, instead of unrolled machine words
  *
@@ -23,11 +23,6 @@
 #define VARIANT_DECLARE(tag)						\
 uint64_t variant_##tag##_rkey_burst(const struct ibk_mr_table *t,	\
 				    const struct ibk_mr_qp *p,		\
-				    const void *const *hdrs, size_t seq,	\
-				    size_t burst, uint8_t *verdicts,	\
-				    uint64_t iters);			\
-uint64_t variant_##tag##_port_mixed(struct ibk_port *port,		\
-				    const struct ibk_qp_keys *const *to,	\
 				    const void *const *hdrs, size_t seq,	\
 				    size_t burst, uint8_t *verdicts,	\
 				    uint64_t iters);			\

@@ -1,22 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_simd_port.c - the vector path of the port bursts' keyed pass
- * (ib_tables.h's ibk__port_burst_keyed(), which ibk_port_rx_mixed() and
- * ibk_port_rx_burst() run on a readable table) against its scalar loop
- * and against the port model (port_model.h).
+ * test_port_keyed.c - the port bursts' keyed pass (ib_tables.h's
+ * ibk__port_burst_keyed(), which ibk_port_rx_mixed() and
+ * ibk_port_rx_burst() run on a readable table) against the port model
+ * (port_model.h).
  *
  * The pass decides, per packet to an RC, UC or UD QP whose P_Key index
  * holds a valid key, accept, a P_Key drop (or a header drop, reported as
  * one and flagged for the re-check) or a Q_Key drop, and leaves every
- * other packet undecided (0xff). The AVX2 build runs whole chunks of 16
- * in vectors and the tail in scalar code, so every burst length 0..64 is
- * tried, with QPs of every type and some outside the enum (one wrapping
+ * other packet undecided (0xff). Every burst length 0..64 is tried, with
+ * QPs of every type and some outside the enum (one wrapping
  * to a small kind), P_Key indices inside, at and beyond the capacity,
  * empty and invalid entries (0x0000, 0x8000), full and limited entries
  * against packets of either membership, opcodes of every transport, TVer
- * not 0, Q_Keys near the QP's, and headers at every alignment. Built
- * like test_simd.c: by default, with -mavx2, and with IBK_NO_SIMD (then
- * both sides are the scalar loop, checked against the model alone).
+ * not 0, Q_Keys near the QP's, and headers at every alignment.
  */
 #include "ib_tables.h"
 
@@ -112,7 +109,6 @@ static void write_packet(uint8_t *h, const struct ibk_qp_keys *qp)
 }
 
 struct tally {
-	unsigned vs_scalar;	/* verdicts or the re-check flag differ */
 	unsigned vs_rule;	/* a verdict the port model refutes */
 	unsigned past_n;	/* a byte written past n */
 	unsigned seen[4];	/* accept, P_Key, Q_Key, undecided met */
@@ -146,28 +142,23 @@ static unsigned refuted(unsigned v, const struct ibk_qp_keys *qp,
 	return v != (unsigned)rule;
 }
 
-/* Runs both passes on one burst of @n and checks them. */
+/* Runs the pass on one burst of @n and checks it. */
 static void check_burst(struct tally *t, const struct ibk_qp_keys *const *qps,
 			const void *const *hdrs, size_t n)
 {
-	uint8_t sv[MAX_BURST + 16], vv[MAX_BURST + 16];
-	bool s_recheck, v_recheck;
+	uint8_t v[MAX_BURST + 16];
+	bool recheck;
 	size_t i;
 
-	memset(sv, GUARD, sizeof(sv));
-	memset(vv, GUARD, sizeof(vv));
-	s_recheck = ibk__port_burst_keyed_scalar(cells, CAPACITY, qps, hdrs,
-						 n, sv);
-	v_recheck = ibk__port_burst_keyed(cells, CAPACITY, qps, hdrs, n, vv);
-	t->vs_scalar += s_recheck != v_recheck ||
-			memcmp(sv, vv, sizeof(sv)) != 0;
+	memset(v, GUARD, sizeof(v));
+	recheck = ibk__port_burst_keyed(cells, CAPACITY, qps, hdrs, n, v);
 	for (i = 0; i < n; i++) {
-		t->vs_rule += refuted(vv[i], qps[i], (const uint8_t *)hdrs[i],
-				      v_recheck);
-		t->seen[vv[i] == UNDECIDED ? 3 : vv[i] & 3]++;
+		t->vs_rule += refuted(v[i], qps[i], (const uint8_t *)hdrs[i],
+				      recheck);
+		t->seen[v[i] == UNDECIDED ? 3 : v[i] & 3]++;
 	}
-	for (i = n; i < sizeof(vv); i++)
-		t->past_n += vv[i] != GUARD || sv[i] != GUARD;
+	for (i = n; i < sizeof(v); i++)
+		t->past_n += v[i] != GUARD;
 }
 
 static uint8_t pool[MAX_BURST][HDR_BYTES + 16];
@@ -198,9 +189,6 @@ static void test_random(void)
 			check_burst(&t, qps, hdrs, n);
 		}
 	}
-	tap_ok(t.vs_scalar == 0, "port keyed pass: %s path == scalar, "
-	       "verdicts and re-check flag, lengths 0..%d (%u bursts differ)",
-	       ibk_simd_path(), MAX_BURST, t.vs_scalar);
 	tap_ok(t.vs_rule == 0 && t.past_n == 0, "port keyed pass: every "
 	       "verdict == the port model's, undecided where "
 	       "the pass must not decide, nothing past n (%u refuted, %u "
@@ -215,7 +203,7 @@ static void test_random(void)
  * Bursts of accepted packets to one UD and one RC QP, every length 1..64,
  * with one packet at each place made a header drop (TVer 1) or sent to a
  * QP the pass leaves undecided (QP1): the re-check flag must be raised
- * from every vector lane and from the scalar tail, and only then.
+ * from every place, and only then.
  */
 static void test_one_odd(void)
 {
@@ -259,18 +247,15 @@ static void test_one_odd(void)
 							     qps, hdrs, n, sv);
 				flags_bad += flag != (kind < 2);
 			}
-	tap_ok(t.vs_scalar == 0 && t.vs_rule == 0 && t.past_n == 0 &&
-	       flags_bad == 0, "port keyed pass: one header drop or undecided "
-	       "packet at every place of every length 1..%d raises the "
-	       "re-check flag, a clean burst does not (%u vs scalar, %u "
-	       "refuted, %u past n, %u flags)", MAX_BURST, t.vs_scalar,
+	tap_ok(t.vs_rule == 0 && t.past_n == 0 && flags_bad == 0,
+	       "port keyed pass: one header drop or undecided packet at every "
+	       "place of every length 1..%d raises the re-check flag, a clean "
+	       "burst does not (%u refuted, %u past n, %u flags)", MAX_BURST,
 	       t.vs_rule, t.past_n, flags_bad);
 }
 
 int main(void)
 {
-	tap_skip_unless_cpu_runs_build();
-	tap_diag("vector path: %s", ibk_simd_path());
 	test_rng_seed(0x51d0002);
 	test_random();
 	test_one_odd();
