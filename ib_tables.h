@@ -4862,19 +4862,16 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
  * to its region's bytes when the window is bound.
  *
  * The responder check takes the QP a request arrived on as struct
- * ibk_mem_qp, or as a struct ibk_mr_qp prepared from it once and kept
- * with the QP (ibk_mr_qp_prepare(), again after a modify_qp that changes
- * it): the same verdicts, without working out on every request what the
- * QP allows.
+ * ibk_mem_qp, as the stack holds it: what the QP allows is worked out in
+ * each read section (a QP prepared once was 6 % faster, below the bar a
+ * variant must clear: bench/README.md).
  *
  *	static struct ibk_mr_cell cells[IBK_MR_CELLS(4096)];
  *	static struct ibk_mr_table mrs;
  *
  *	ibk_mr_table_init(&mrs, cells, 4096);
  *	ibk_mr_table_register(&mrs, &mr);	// 0, or the rule refusing
- *	ibk_mr_qp_prepare(&rq, &qp);		// create_qp, modify_qp
- *	n_ok = ibk_mr_table_check_burst_prepared(&mrs, &rq, hdrs, n,
- *						 verdicts);
+ *	n_ok = ibk_mr_table_check_burst(&mrs, &qp, hdrs, n, verdicts);
  *
  * API:
  *	IBK_MR_CELLS(capacity)
@@ -4892,11 +4889,8 @@ static inline enum ibk_rx_verdict ibk_port_rx_packet(struct ibk_port *port,
  *	ibk_mr_table_ref_get(t, key, ref)
  *	ibk_mr_table_get(t, key, attr)
  *	ibk_mr_table_ref_fresh(t, ref)
- *	ibk_mr_qp_prepare(p, qp)
  *	ibk_mr_table_check(t, qp, bth)
- *	ibk_mr_table_check_prepared(t, p, bth)
  *	ibk_mr_table_check_burst(t, qp, hdrs, n, verdicts)
- *	ibk_mr_table_check_burst_prepared(t, p, hdrs, n, verdicts)
  * ------------------------------------------------------------------------ */
 
 #define IBK_MR_MAX_CAPACITY	(IBK_RKEY_INDEX_MAX + 1u)
@@ -5851,25 +5845,6 @@ static inline uint32_t ibk__mr_head_want(const struct ibk_mem_qp *qp)
 	       qp->qpn <= IBK__MR_QPN_MAX ? want[qp->type] : 0x10000u;
 }
 
-/**
- * struct ibk_mr_qp - The QP's side of the R_Key check, prepared once
- *
- * The QP's side of the R_Key check, prepared once by ibk_mr_qp_prepare() and
- * kept with the QP, as rxe keeps qp_access_flags in its struct rxe_qp:
- * ibk_mr_table_check_prepared() then reads what it compares instead of working
- * it out of struct ibk_mem_qp on every request.
- *
- * Prepare it again whenever modify_qp changes the QP's type, PD, access flags
- * or number; until then the check is the QP's as it was.
- */
-struct ibk_mr_qp {
-	/* private: */
-	struct ibk_mem_qp qp;
-	uint64_t key_want;
-	uint32_t head_want;
-	uint8_t cls[256];
-};
-
 /* The IBK_ACCESS_REMOTE_* bits that access flags @access lack: a keyed
  * opcode whose class has one is left to the rules. */
 static inline uint32_t ibk__mr_lacks(uint32_t access)
@@ -5886,47 +5861,13 @@ IBK__STATIC_ASSERT(((IBK__MEM_OTHER | IBK__MEM_FLUSH | IBK__MEM_CONT) &
 		    IBK_OPCODE_TRANSPORT_MASK) == 0,
 		   "the classes' bits and the transport's");
 
-/**
- * ibk_mr_qp_prepare() - Prepares a QP for ibk_mr_table_check_prepared()
- * @p: receives the prepared QP
- * @qp: the QP the request arrived on: its PD and number
- *
- * Prepares @p for the QP @qp (IBK_QPT_RC or IBK_QPT_UC; any other type's
- * requests all take the rules' way, as in ibk_mr_table_check()).
- *
- * Both must be valid. Call it when the QP is created and after every modify_qp
- * that changes the fields of @qp.
- *
- * Context: Any context: touches only its arguments; the table is not read.
- */
-static inline void ibk_mr_qp_prepare(struct ibk_mr_qp *p,
-				     const struct ibk_mem_qp *qp)
-{
-	uint32_t refuse = ibk__mr_lacks(qp->access) | IBK__MEM_OTHER;
-	uint32_t want = ibk__mr_head_want(qp);
-	unsigned op, cls;
-
-	p->qp.type = qp->type;
-	p->qp.qpn = qp->qpn;
-	p->qp.pd = qp->pd;
-	p->qp.access = qp->access;
-	p->key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
-	p->head_want = want;
-	for (op = 0; op < 256; op++) {
-		cls = (op ^ want) & (0x10000u | IBK_OPCODE_TRANSPORT_MASK) ?
-		      IBK__MEM_OTHER : ibk__mem_op6_class(op & 0x3fu);
-		p->cls[op] = (uint8_t)(cls & refuse ? IBK__MEM_OTHER : cls);
-	}
-}
-
 /* What the fast path compares every request of a read section with: the
  * copy's cells and the QP's fields, in locals a burst's verdict stores
  * cannot alias (a byte store may alias any field of @t or @qp). */
 struct ibk__mr_view {
 	const struct ibk_mr_cell *cells;
-	const struct ibk_mr_qp *p;	/* the QP prepared, or NULL */
 	const uint8_t *cls;	/* by op6, RC's 32 classes, then UC's:
-				 * ibk__mem_op6_classes(), or @p's */
+				 * ibk__mem_op6_classes() */
 	uint32_t capacity;
 	uint32_t head_want;	/* ibk__mr_head_want() of the QP */
 	uint32_t lacks;		/* the IBK_ACCESS_REMOTE_* bits the QP
@@ -5934,29 +5875,19 @@ struct ibk__mr_view {
 	uint64_t key_want;	/* ibk__mr_key_of() the QP's PD and QPN */
 };
 
-/* Inside a read section of copy @c: the view of @t and of @qp, or of @p
- * prepared from it where @p is not NULL. */
+/* Inside a read section of copy @c: the view of @t and of @qp. */
 static inline struct ibk__mr_view
 ibk__mr_view_of(const struct ibk_mr_table *t, unsigned c,
-		const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p)
+		const struct ibk_mem_qp *qp)
 {
 	struct ibk__mr_view v;
 
 	v.cells = t->cells[c];
 	v.capacity = t->capacity;
-	if (p) {
-		v.p = p;
-		v.cls = p->cls;
-		v.head_want = p->head_want;
-		v.lacks = 0;
-		v.key_want = p->key_want;
-	} else {
-		v.p = NULL;
-		v.cls = ibk__mem_op6_classes();
-		v.head_want = ibk__mr_head_want(qp);
-		v.lacks = ibk__mr_lacks(qp->access);
-		v.key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
-	}
+	v.cls = ibk__mem_op6_classes();
+	v.head_want = ibk__mr_head_want(qp);
+	v.lacks = ibk__mr_lacks(qp->access);
+	v.key_want = ibk__mr_key_of(qp->pd, 0, qp->qpn);
 	return v;
 }
 
@@ -5985,19 +5916,10 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 	uint32_t head = ibk__load_le16(p);
 	uint32_t raw, eight, other;
 
-	if (v->p) {
-		/* by the whole opcode, through @v->p: a class is
-		 * IBK__MEM_OTHER, or its opcode's bit 7 is 0; only TVer
-		 * is left */
-		r->cls = v->p->cls[head & 0xffu];
-		other = (head | r->cls) & (0x0f00u | IBK__MEM_OTHER);
-	} else {
-		/* IBK__MEM_OTHER, FLUSH and CONT are among the transport's
-		 * bits */
-		r->cls = v->cls[head & 0x3fu];
-		other = (((head ^ v->head_want) | r->cls) & IBK__MR_HEAD_MASK) |
-			(r->cls & v->lacks);
-	}
+	/* IBK__MEM_OTHER, FLUSH and CONT are among the transport's bits */
+	r->cls = v->cls[head & 0x3fu];
+	other = (((head ^ v->head_want) | r->cls) & IBK__MR_HEAD_MASK) |
+		(r->cls & v->lacks);
 	if (other != 0)
 		return false;
 	/* of the keyed opcodes, only the atomics ask for remote atomic
@@ -6099,9 +6021,7 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 		return (r.len - 1u) >> 31 ? ibk__mr_by_rules(t, gen, qp, bth) :
 					    IBK_MEM_ERR_KEY;
 	cell = &v->cells[index];
-	/* a prepared QP's field read where it is used, as its class */
-	key = ((uint64_t)(r.rkey << 24) ^
-	       (v->p ? v->p->key_want : v->key_want) ^
+	key = ((uint64_t)(r.rkey << 24) ^ v->key_want ^
 	       ibk__mr_load64(cell, IBK__MR_KEY)) & ibk__mr_key_mask(cell);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
 	/* eight is 0 or 8: an atomic's address & 7, times 8 */
@@ -6112,19 +6032,18 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 }
 
 /* One read section for ibk_mr_table_check(), begun at the count it puts
- * in *@gen: the verdict on @bth to @qp, or to @p prepared from it where
- * @p is not NULL, as the copy it reads says. */
+ * in *@gen: the verdict on @bth to @qp, as the copy it reads says. */
 IBK__HOT enum ibk_mem_verdict
 ibk__mr_check_section(const struct ibk_mr_table *t,
-		      const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p,
-		      const void *bth, uint32_t *gen)
+		      const struct ibk_mem_qp *qp, const void *bth,
+		      uint32_t *gen)
 {
 	struct ibk__mr_view view;
 	unsigned c;
 
 	*gen = ibk_latch_read_begin(&t->latch);
 	c = ibk_latch_copy(*gen);
-	view = ibk__mr_view_of(t, c, qp, p);
+	view = ibk__mr_view_of(t, c, qp);
 	return ibk__mr_check_one(t, *gen, &view, qp, bth);
 }
 
@@ -6133,68 +6052,53 @@ ibk__mr_check_section(const struct ibk_mr_table *t,
  * touched. Out of line, so that the first section is no loop. */
 IBK__COLD enum ibk_mem_verdict
 ibk__mr_check_retried(const struct ibk_mr_table *t,
-		      const struct ibk_mem_qp *qp, const struct ibk_mr_qp *p,
-		      const void *bth)
+		      const struct ibk_mem_qp *qp, const void *bth)
 {
 	enum ibk_mem_verdict v;
 	uint32_t gen;
 
 	do
-		v = ibk__mr_check_section(t, qp, p, bth, &gen);
+		v = ibk__mr_check_section(t, qp, bth, &gen);
 	while (ibk_latch_read_retry(&t->latch, gen));
 	return v;
 }
 
-/* ibk_mr_table_check() and ibk_mr_table_check_prepared(): one straight
- * read section; its retry, rare, out of line. */
-IBK__HOT enum ibk_mem_verdict
-ibk__mr_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
-	      const struct ibk_mr_qp *p, const void *bth)
-{
-	uint32_t gen;
-	enum ibk_mem_verdict v = ibk__mr_check_section(t, qp, p, bth, &gen);
-
-	if (!ibk_latch_read_retry(&t->latch, gen))
-		return v;
-	return ibk__mr_check_retried(t, qp, p, bth);
-}
-
-/*
- * The responder check of one request to @qp against the table: the
- * verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
+/**
+ * ibk_mr_table_check() - The responder's R_Key check of one request,
+ * through the table
+ * @t: the memory region and window table
+ * @qp: the QP the request arrived on: its type, PD, number and access flags
+ * @bth: the BTH, followed by its RETH or AtomicETH when the opcode carries
+ *       one
+ *
+ * The verdict of ibk_mem_request_parse() on @bth, then of ibk_mem_check()
  * against the object at the R_Key's index, read in one generation (for
- * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still
- * gets). @bth must be followed by its RETH or AtomicETH when the opcode
- * carries one. @t, @qp and @bth must be valid.
+ * IBK_MEM_NO_RKEY, the QP access check a WRITE MIDDLE or LAST still gets).
+ * @t, @qp and @bth must be valid.
  *
  * A granted request costs one pass of loads, ORs and a few branches it
- * never takes: the header, the request's fields once, and one cell,
- * which holds everything the check compares (the key byte, PD and a type
- * 2 window's QP as one 64-bit value, a window's reach already cut to its
- * region's). A refused one takes its verdict from the values the pass
- * read, in the same function; only what the pass does not cover goes,
- * out of line, through the rules one by one. A stack that keeps a
- * struct ibk_mr_qp with each QP spares every request the QP's part:
- * ibk_mr_table_check_prepared().
+ * never takes: the header, the request's fields once, and one cell, which
+ * holds everything the check compares (the key byte, PD and a type 2
+ * window's QP as one 64-bit value, a window's reach already cut to its
+ * region's). A refused one takes its verdict from the values the pass read,
+ * in the same function; only what the pass does not cover goes, out of line,
+ * through the rules one by one. One straight read section; its retry, rare,
+ * out of line.
+ *
+ * Context: Any context, interrupt handlers included: lock-free, never waits
+ * for a writer.
+ * Return: the verdict, as ibk_mem_check() gives it.
  */
 IBK__HOT enum ibk_mem_verdict
 ibk_mr_table_check(const struct ibk_mr_table *t, const struct ibk_mem_qp *qp,
 		   const void *bth)
 {
-	return ibk__mr_check(t, qp, NULL, bth);
-}
+	uint32_t gen;
+	enum ibk_mem_verdict v = ibk__mr_check_section(t, qp, bth, &gen);
 
-/*
- * ibk_mr_table_check() of a request to the QP @p was prepared from
- * (ibk_mr_qp_prepare()): the same verdict, with the QP's part of the
- * check read as prepared rather than worked out again. @t, @p and @bth
- * must be valid.
- */
-IBK__HOT enum ibk_mem_verdict
-ibk_mr_table_check_prepared(const struct ibk_mr_table *t,
-			    const struct ibk_mr_qp *p, const void *bth)
-{
-	return ibk__mr_check(t, &p->qp, p, bth);
+	if (!ibk_latch_read_retry(&t->latch, gen))
+		return v;
+	return ibk__mr_check_retried(t, qp, bth);
 }
 
 #if defined(IBK__SIMD_AVX2) && defined(IBK__MR_WIDE_ATOMIC) && defined(__GNUC__)
@@ -6559,29 +6463,6 @@ static inline size_t ibk__mr_check_many(const struct ibk_mr_table *t,
 	return ok;
 }
 
-/* ibk_mr_table_check_burst() and ibk_mr_table_check_burst_prepared(): one
- * read section over the whole burst, again while a writer finished a
- * half-update during it. */
-static inline size_t ibk__mr_check_burst(const struct ibk_mr_table *t,
-					 const struct ibk_mem_qp *qp,
-					 const struct ibk_mr_qp *p,
-					 const void *const *hdrs, size_t n,
-					 uint8_t *verdicts)
-{
-	struct ibk__mr_view view;
-	size_t ok;
-	uint32_t gen;
-	unsigned c;
-
-	do {
-		gen = ibk_latch_read_begin(&t->latch);
-		c = ibk_latch_copy(gen);
-		view = ibk__mr_view_of(t, c, qp, p);
-		ok = ibk__mr_check_many(t, gen, &view, qp, hdrs, verdicts, n);
-	} while (ibk_latch_read_retry(&t->latch, gen));
-	return ok;
-}
-
 /**
  * ibk_mr_table_check_burst() - The R_Key check for a burst of requests to one
  * QP
@@ -6597,7 +6478,8 @@ static inline size_t ibk__mr_check_burst(const struct ibk_mr_table *t,
  * verdicts[i] gets the enum ibk_mem_verdict.
  *
  * The whole burst is checked in one read section, against one published state
- * of the table. Every pointer must be valid. AVX2 builds for 64-bit hosts
+ * of the table, again while a writer finished a half-update during it. Every
+ * pointer must be valid. AVX2 builds for 64-bit hosts
  * check four requests a step in vector lanes, the requests they do not grant
  * one by one; a BTH whose opcode carries no RETH is read no further than its
  * first 8 bytes there too.
@@ -6611,35 +6493,18 @@ static inline size_t ibk_mr_table_check_burst(const struct ibk_mr_table *t,
 					      const void *const *hdrs, size_t n,
 					      uint8_t *verdicts)
 {
-	return ibk__mr_check_burst(t, qp, NULL, hdrs, n, verdicts);
-}
+	struct ibk__mr_view view;
+	size_t ok;
+	uint32_t gen;
+	unsigned c;
 
-/**
- * ibk_mr_table_check_burst_prepared() - The R_Key check for a burst, with the
- * QP prepared
- * @t: the memory region and window table
- * @p: the QP, prepared by ibk_mr_qp_prepare()
- * @hdrs: @n pointers, each to a BTH followed by the RETH or AtomicETH its
- *        opcode carries, if any
- * @n: how many
- * @verdicts: receives @n verdicts, one byte each
- *
- * ibk_mr_table_check_burst() of requests to the QP @p was prepared from
- * (ibk_mr_qp_prepare()): the same verdicts and count.
- *
- * Every pointer must be valid.
- *
- * Context: Any context, interrupt handlers included: lock-free, never waits
- * for a writer.
- * Return: the number of requests granted (verdict IBK_MEM_OK).
- */
-static inline size_t
-ibk_mr_table_check_burst_prepared(const struct ibk_mr_table *t,
-				  const struct ibk_mr_qp *p,
-				  const void *const *hdrs, size_t n,
-				  uint8_t *verdicts)
-{
-	return ibk__mr_check_burst(t, &p->qp, p, hdrs, n, verdicts);
+	do {
+		gen = ibk_latch_read_begin(&t->latch);
+		c = ibk_latch_copy(gen);
+		view = ibk__mr_view_of(t, c, qp);
+		ok = ibk__mr_check_many(t, gen, &view, qp, hdrs, verdicts, n);
+	} while (ibk_latch_read_retry(&t->latch, gen));
+	return ok;
 }
 
 /* ------------------------------------------------------------------------

@@ -27,7 +27,6 @@ struct mem {
 	struct ibk_mr_cell *cells;
 	struct base_mem_object *objects;
 	struct ibk_mem_qp qp;
-	struct ibk_mr_qp prepared;	/* of qp, as a stack keeps it */
 	struct base_mem_qp base_qp;
 	uint8_t *packets;
 	const void *hdrs[SEQUENCE];
@@ -169,7 +168,6 @@ static void *mem_setup(const struct bench_case *c)
 	m->qp.qpn = QPN;
 	m->qp.pd = PD;
 	m->qp.access = IBK_ACCESS_REMOTE;
-	ibk_mr_qp_prepare(&m->prepared, &m->qp);
 	m->base_qp.qpn = QPN;
 	m->base_qp.pd = PD;
 	m->base_qp.access = IBK_ACCESS_REMOTE;
@@ -202,25 +200,7 @@ static uint64_t rkey_lib(void *ctx, uint64_t iters)
 	for (i = 0; i < iters; i++) {
 		const void *bth = m->hdrs[i & (SEQUENCE - 1)];
 
-		ok += ibk_mr_table_check_prepared(&m->t, &m->prepared, bth) ==
-		      IBK_MEM_OK;
-		BENCH_BARRIER();
-	}
-	return ok;
-}
-
-/* rkey_lib() with the QP as struct ibk_mem_qp, not prepared. */
-__attribute__((noinline))
-static uint64_t rkey_unprepared_lib(void *ctx, uint64_t iters)
-{
-	const struct mem *m = ctx;
-	uint64_t ok = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check(&m->t, &m->qp,
-					 m->hdrs[i & (SEQUENCE - 1)]) ==
-		      IBK_MEM_OK;
+		ok += ibk_mr_table_check(&m->t, &m->qp, bth) == IBK_MEM_OK;
 		BENCH_BARRIER();
 	}
 	return ok;
@@ -256,9 +236,8 @@ static uint64_t rkey_burst_lib(void *ctx, uint64_t iters)
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_burst_prepared(&m->t, &m->prepared,
-							burst_at(m, i), BURST,
-							m->verdicts);
+		ok += ibk_mr_table_check_burst(&m->t, &m->qp, burst_at(m, i),
+					       BURST, m->verdicts);
 		BENCH_BARRIER();
 	}
 	return ok;
@@ -302,8 +281,8 @@ static uint64_t rkey_burst_scalar(void *ctx, uint64_t iters)
 {
 	struct mem *m = ctx;
 
-	return variant_scalar_rkey_burst(&m->t, &m->prepared, m->hdrs,
-					 SEQUENCE, BURST, m->verdicts, iters);
+	return variant_scalar_rkey_burst(&m->t, &m->qp, m->hdrs, SEQUENCE,
+					 BURST, m->verdicts, iters);
 }
 
 /* A burst as 32 single checks, the simpler path to the same verdicts. */
@@ -319,36 +298,14 @@ static uint64_t rkey_burst_singles(void *ctx, uint64_t iters)
 		const void *const *b = burst_at(m, i);
 
 		for (k = 0; k < BURST; k++) {
-			m->verdicts[k] = (uint8_t)ibk_mr_table_check_prepared(
-				&m->t, &m->prepared, b[k]);
+			m->verdicts[k] = (uint8_t)ibk_mr_table_check(&m->t,
+								     &m->qp,
+								     b[k]);
 			ok += m->verdicts[k] == IBK_MEM_OK;
 		}
 		BENCH_BARRIER();
 	}
 	return ok;
-}
-
-/* rkey_burst_lib() with the QP not prepared (ibk_mr_table_check_burst()). */
-__attribute__((noinline))
-static uint64_t rkey_burst_unprepared(void *ctx, uint64_t iters)
-{
-	struct mem *m = ctx;
-	uint64_t ok = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_burst(&m->t, &m->qp, burst_at(m, i),
-					       BURST, m->verdicts);
-		BENCH_BARRIER();
-	}
-	return ok;
-}
-
-static unsigned rkey_check_variants(void *ctx, struct bench_side *sides)
-{
-	sides[0] = (struct bench_side){ "variant:unprepared",
-					rkey_unprepared_lib, ctx };
-	return 1;
 }
 
 static unsigned rkey_burst_variants(void *ctx, struct bench_side *sides)
@@ -360,10 +317,10 @@ static unsigned rkey_burst_variants(void *ctx, struct bench_side *sides)
 	variants_agree(variant_scalar_layout() == variant_layout(),
 		       "scalar's struct layout");
 	for (i = 0; i < SEQUENCE; i += BURST) {
-		ibk_mr_table_check_burst_prepared(&m->t, &m->prepared,
-						  m->hdrs + i, BURST, lib);
-		variant_scalar_rkey_burst(&m->t, &m->prepared, m->hdrs + i,
-					  BURST, BURST, m->verdicts, 1);
+		ibk_mr_table_check_burst(&m->t, &m->qp, m->hdrs + i, BURST,
+					 lib);
+		variant_scalar_rkey_burst(&m->t, &m->qp, m->hdrs + i, BURST,
+					  BURST, m->verdicts, 1);
 		variants_agree(memcmp(lib, m->verdicts, BURST) == 0,
 			       "scalar R_Key burst");
 	}
@@ -371,9 +328,7 @@ static unsigned rkey_burst_variants(void *ctx, struct bench_side *sides)
 					ctx };
 	sides[1] = (struct bench_side){ "variant:singles",
 					rkey_burst_singles, ctx };
-	sides[2] = (struct bench_side){ "variant:unprepared",
-					rkey_burst_unprepared, ctx };
-	return 3;
+	return 2;
 }
 
 /* The library's verdicts in the baseline's order of the same names. */
@@ -399,21 +354,16 @@ static int same_verdict(uint8_t lib, enum base_mem_verdict base)
 	return lib == map[base];
 }
 
-/* Every packet of the sequence: the same verdict singly, in bursts, the
- * QP prepared or not, and from the baseline. */
+/* Every packet of the sequence: the same verdict singly, in bursts and
+ * from the baseline. */
 static int mem_check(void *ctx)
 {
 	struct mem *m = ctx;
-	size_t i, ok = 0, ok_prepared = 0, base_ok = 0;
+	size_t i, ok = 0, base_ok = 0;
 
-	for (i = 0; i < SEQUENCE; i += BURST) {
-		ok_prepared += ibk_mr_table_check_burst_prepared(&m->t,
-			&m->prepared, m->hdrs + i, BURST, m->verdicts);
+	for (i = 0; i < SEQUENCE; i += BURST)
 		ok += ibk_mr_table_check_burst(&m->t, &m->qp, m->hdrs + i,
 					       BURST, m->lib_verdicts + i);
-		if (memcmp(m->verdicts, m->lib_verdicts + i, BURST) != 0)
-			return -1;
-	}
 	for (i = 0; i < SEQUENCE; i++) {
 		enum base_mem_verdict b = base_mem_check(m->objects,
 			2 * OBJECTS, &m->base_qp, m->hdrs[i]);
@@ -421,13 +371,10 @@ static int mem_check(void *ctx)
 		base_ok += b == BASE_MEM_OK;
 		if (!same_verdict(m->lib_verdicts[i], b) ||
 		    ibk_mr_table_check(&m->t, &m->qp, m->hdrs[i]) !=
-		    m->lib_verdicts[i] ||
-		    ibk_mr_table_check_prepared(&m->t, &m->prepared,
-						m->hdrs[i]) !=
 		    m->lib_verdicts[i])
 			return -1;
 	}
-	return ok == base_ok && ok_prepared == base_ok ? 0 : -1;
+	return ok == base_ok ? 0 : -1;
 }
 
 static void mem_note(void *ctx, char *buf, size_t len)
@@ -447,7 +394,7 @@ static void mem_note(void *ctx, char *buf, size_t len)
 const struct bench_case bench_mem_cases[] = {
 	{
 		.name = "rkey_check", .base_name = "array_branchy",
-		.inputs = "one request per call, the QP prepared: "
+		.inputs = "one request per call: "
 			  "WRITE/READ/FETCH ADD (1024 of 64 B, random order "
 			  "of 2^20) against 1024 MRs and windows; stale key, "
 			  "past the end, misaligned atomic, no object 1/16 "
@@ -456,21 +403,11 @@ const struct bench_case bench_mem_cases[] = {
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_lib, .base = rkey_base,
 		.check = mem_check, .note = mem_note,
-		.peers = rkey_check_variants,
-	},
-	{
-		.name = "rkey_check_unprepared", .base_name = "array_branchy",
-		.inputs = "rkey_check with the QP as struct ibk_mem_qp "
-			  "(ibk_mr_table_check()), not prepared",
-		.param = 16, .ops_per_iter = 1,
-		.setup = mem_setup, .teardown = mem_teardown,
-		.lib = rkey_unprepared_lib, .base = rkey_base,
-		.check = mem_check, .note = mem_note,
 	},
 	{
 		.name = "rkey_check_burst", .base_name = "array_branchy",
-		.inputs = "bursts of 32 of rkey_check's requests, the QP "
-			  "prepared, one read section per burst",
+		.inputs = "bursts of 32 of rkey_check's requests, one read "
+			  "section per burst",
 		.param = 16, .ops_per_iter = BURST,
 		.setup = mem_setup, .teardown = mem_teardown,
 		.lib = rkey_burst_lib, .base = rkey_burst_base,

@@ -17,7 +17,7 @@
 
 __attribute__((noinline))
 uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
-			     const struct ibk_mr_qp *p,
+			     const struct ibk_mem_qp *qp,
 			     const void *const *hdrs, size_t seq,
 			     size_t burst, uint8_t *verdicts, uint64_t iters)
 {
@@ -25,7 +25,7 @@ uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
 	uint64_t i;
 
 	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_burst_prepared(t, p,
+		ok += ibk_mr_table_check_burst(t, qp,
 				hdrs + (i % (seq / burst)) * burst, burst,
 				verdicts);
 		BENCH_BARRIER();

@@ -22,7 +22,7 @@
 
 #define VARIANT_DECLARE(tag)						\
 uint64_t variant_##tag##_rkey_burst(const struct ibk_mr_table *t,	\
-				    const struct ibk_mr_qp *p,		\
+				    const struct ibk_mem_qp *qp,		\
 				    const void *const *hdrs, size_t seq,	\
 				    size_t burst, uint8_t *verdicts,	\
 				    uint64_t iters);			\
@@ -38,7 +38,7 @@ VARIANT_DECLARE(cells)
  * another struct layout could not share the library's tables. */
 static inline size_t variant_layout(void)
 {
-	return sizeof(struct ibk_mr_table) + 3 * sizeof(struct ibk_mr_qp) +
+	return sizeof(struct ibk_mr_table) + 3 * sizeof(struct ibk_mem_qp) +
 	       5 * sizeof(struct ibk_port) + 7 * sizeof(struct ibk_mr_cell) +
 	       11 * sizeof(struct ibk_pkey_table);
 }

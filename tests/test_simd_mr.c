@@ -19,9 +19,8 @@
  * lengths 0, 1, 2^31 and beyond, addresses at the ends of the object's
  * reach, past them, wrapping past 2^64 and misaligned for an atomic,
  * to QPs of every type and access, one with a QPN past 24 bits; half the
- * bursts with few edges, so that whole groups of four are granted. Each
- * burst and request is checked again through the QP prepared
- * (ibk_mr_qp_prepare()). A header whose opcode carries
+ * bursts with few edges, so that whole groups of four are granted. A
+ * header whose opcode carries
  * no RETH or AtomicETH is a BTH alone in memory of its own, for the
  * address sanitizer. Built like test_simd.c: by default,
  * with -mavx2 and with IBK_NO_SIMD (then both sides are scalar).
@@ -281,11 +280,9 @@ static void test_bursts(void)
 	const void *hdrs[MAX_BURST];
 	void *own[MAX_BURST];
 	uint8_t verdicts[MAX_BURST + 1];
-	uint8_t prepared_verdicts[MAX_BURST];
 	unsigned long vs_one = 0, vs_rule = 0, counts = 0, past_n = 0;
-	unsigned long granted = 0, total = 0, no_memory = 0, vs_prepared = 0;
+	unsigned long granted = 0, total = 0, no_memory = 0;
 	struct ibk_mem_qp qp;
-	struct ibk_mr_qp prepared;
 	unsigned round, n, i;
 
 	for (round = 0; round < ROUNDS; round++)
@@ -295,7 +292,6 @@ static void test_bursts(void)
 			/* half the bursts mostly of granted requests */
 			edges = round % 2 ? 1 : 4 + test_rng_below(8);
 			random_qp(&qp);
-			ibk_mr_qp_prepare(&prepared, &qp);
 			for (i = 0; i < n; i++) {
 				/* headers at odd places too */
 				random_request(pkts[i] + (i & 1));
@@ -308,17 +304,11 @@ static void test_bursts(void)
 			memset(verdicts, GUARD, sizeof(verdicts));
 			got = ibk_mr_table_check_burst(&table, &qp, hdrs, n,
 						       verdicts);
-			vs_prepared += ibk_mr_table_check_burst_prepared(
-				&table, &prepared, hdrs, n,
-				prepared_verdicts) != got;
 			for (i = 0; i < n; i++) {
 				enum ibk_mem_verdict one = ibk_mr_table_check(
 					&table, &qp, hdrs[i]);
 
 				vs_one += verdicts[i] != one;
-				vs_prepared += prepared_verdicts[i] != one ||
-					ibk_mr_table_check_prepared(&table,
-						&prepared, hdrs[i]) != one;
 				vs_rule += one != rule_verdict(&qp, hdrs[i]);
 				ok += one == IBK_MEM_OK;
 			}
@@ -339,9 +329,6 @@ static void test_bursts(void)
 	       "(%lu wrong)", counts);
 	tap_ok(vs_rule == 0, "the one-request check equals the rules on the "
 	       "object's attributes (%lu differ)", vs_rule);
-	tap_ok(vs_prepared == 0, "through the QP prepared, each request and "
-	       "burst gets the same verdicts and count (%lu differ)",
-	       vs_prepared);
 }
 
 int main(void)

@@ -232,26 +232,17 @@ static void pick_qp(struct fz *f, struct ibk_mem_qp *qp)
 static void check_requests(struct world *w, struct fz *f, bool burst)
 {
 	struct ibk_mem_qp qp;
-	struct ibk_mr_qp prepared;
 	uint8_t *pkts[BURST_MAX], verdicts[BURST_MAX];
 	const void *hdrs[BURST_MAX];
 	size_t n = burst ? fz_below(f, BURST_MAX + 1) : 1, ok = 0, got = 0, i;
-	bool prepare = fz_u8(f) & 1;
 
 	pick_qp(f, &qp);
-	ibk_mr_qp_prepare(&prepared, &qp);
 	for (i = 0; i < n; i++) {
 		pkts[i] = pick_request(w, f);
 		hdrs[i] = pkts[i];
 	}
-	if (burst && prepare)
-		got = ibk_mr_table_check_burst_prepared(&w->t, &prepared, hdrs,
-							n, verdicts);
-	else if (burst)
+	if (burst)
 		got = ibk_mr_table_check_burst(&w->t, &qp, hdrs, n, verdicts);
-	else if (prepare)
-		verdicts[0] = (uint8_t)ibk_mr_table_check_prepared(&w->t,
-							&prepared, pkts[0]);
 	else
 		verdicts[0] = (uint8_t)ibk_mr_table_check(&w->t, &qp, pkts[0]);
 	for (i = 0; i < n; i++) {
