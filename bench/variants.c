@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * variants.c - built once per VARIANT_TAG with the macros that select the
+ * variants.c - built once per variant with the macro that selects the
  * simpler path (variants.h says which); the same loops as the library's
  * sides in cases_mem.c and cases_latch.c.
  */
@@ -11,15 +11,13 @@
 
 #include "bench.h"
 
-#define VARIANT_CAT2(a, b)	variant_##a##_##b
-#define VARIANT_CAT(a, b)	VARIANT_CAT2(a, b)
-#define VARIANT(name)		VARIANT_CAT(VARIANT_TAG, name)
-
+#if defined(IBK_NO_SIMD)
 __attribute__((noinline))
-uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
-			     const struct ibk_mem_qp *qp,
-			     const void *const *hdrs, size_t seq,
-			     size_t burst, uint8_t *verdicts, uint64_t iters)
+uint64_t variant_scalar_rkey_burst(const struct ibk_mr_table *t,
+				   const struct ibk_mem_qp *qp,
+				   const void *const *hdrs, size_t seq,
+				   size_t burst, uint8_t *verdicts,
+				   uint64_t iters)
 {
 	uint64_t ok = 0;
 	uint64_t i;
@@ -33,10 +31,15 @@ uint64_t VARIANT(rkey_burst)(const struct ibk_mr_table *t,
 	return ok;
 }
 
+size_t variant_scalar_layout(void)
+{
+	return variant_layout();
+}
+#elif defined(IBK__CELL_LOOPS)
 __attribute__((noinline))
-uint64_t VARIANT(refill)(struct ibk_pkey_table *t,
-			 const ibk_pkey_t *const contents[2], uint32_t len,
-			 uint64_t iters)
+uint64_t variant_cells_refill(struct ibk_pkey_table *t,
+			      const ibk_pkey_t *const contents[2],
+			      uint32_t len, uint64_t iters)
 {
 	uint64_t i;
 
@@ -51,7 +54,10 @@ uint64_t VARIANT(refill)(struct ibk_pkey_table *t,
 	return iters;
 }
 
-size_t VARIANT(layout)(void)
+size_t variant_cells_layout(void)
 {
 	return variant_layout();
 }
+#else
+#error "variants.c: build it with IBK_NO_SIMD or IBK__CELL_LOOPS"
+#endif

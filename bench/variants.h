@@ -2,7 +2,8 @@
 /*
  * variants.h - the library's fast paths built without their fast variant,
  * timed beside the library in the same run (bench/README.md's table
- * "variant vs the simpler path"). variants.c is compiled once per tag:
+ * "variant vs the simpler path"). variants.c is compiled once per variant,
+ * each defining what it is timed for:
  *
  *   scalar  IBK_NO_SIMD: the R_Key burst's scalar loop (it has no SSE2
  *           path: an SSE2 build runs this one)
@@ -20,19 +21,17 @@
 
 #include "ib_tables.h"
 
-#define VARIANT_DECLARE(tag)						\
-uint64_t variant_##tag##_rkey_burst(const struct ibk_mr_table *t,	\
-				    const struct ibk_mem_qp *qp,		\
-				    const void *const *hdrs, size_t seq,	\
-				    size_t burst, uint8_t *verdicts,	\
-				    uint64_t iters);			\
-uint64_t variant_##tag##_refill(struct ibk_pkey_table *t,		\
-				const ibk_pkey_t *const contents[2],	\
-				uint32_t len, uint64_t iters);		\
-size_t variant_##tag##_layout(void);
+uint64_t variant_scalar_rkey_burst(const struct ibk_mr_table *t,
+				   const struct ibk_mem_qp *qp,
+				   const void *const *hdrs, size_t seq,
+				   size_t burst, uint8_t *verdicts,
+				   uint64_t iters);
+size_t variant_scalar_layout(void);
 
-VARIANT_DECLARE(scalar)
-VARIANT_DECLARE(cells)
+uint64_t variant_cells_refill(struct ibk_pkey_table *t,
+			      const ibk_pkey_t *const contents[2],
+			      uint32_t len, uint64_t iters);
+size_t variant_cells_layout(void);
 
 /* The sizes variants.c was built with, summed: a variant built with
  * another struct layout could not share the library's tables. */
