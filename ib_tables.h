@@ -928,9 +928,8 @@ enum ibk_port_state {
  *
  * The asynchronous events that change what a port's tables may hold, numbered
  * as enum ibv_event_type so a verbs event loop can pass event.event_type
- * straight through.
- *
- * What ibk_port_event() does:
+ * straight through. Each value's line above says what ibk_port_event() does
+ * on it.
  */
 enum ibk_event_type {
 	IBK_EVENT_DEVICE_FATAL = 8,
