@@ -3716,8 +3716,7 @@ ibk__rx_ud_keys_make(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey)
  * no byte swap and no branch: 0 accept; 1 header or P_Key (wins over the
  * Q_Key); 2 Q_Key. Returns the OR of every packet's head word that missed
  * @k, whose IBK__RX_UD_HEADER_BITS say whether a second pass must tell
- * header drops from P_Key drops. Unrolling by four (GCC >= 8 and clang
- * honour the pragma) lets the core overlap neighbouring header loads.
+ * header drops from P_Key drops.
  */
 static inline uint32_t ibk__rx_ud_range(struct ibk__rx_ud_keys k,
 					const void *const *hdrs, size_t from,
@@ -3726,7 +3725,6 @@ static inline uint32_t ibk__rx_ud_range(struct ibk__rx_ud_keys k,
 	uint32_t heads = 0;
 	size_t i;
 
-#pragma GCC unroll 4
 	for (i = from; i < to; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
 		uint32_t miss = (ibk__load_le32(bth) & k.head_mask) ^

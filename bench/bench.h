@@ -168,6 +168,10 @@ double bench_time_ns(bench_run_fn fn, void *ctx, uint64_t iters);
 /* Folds a run's result into a volatile sink the compiler must keep. */
 void bench_consume(uint64_t v);
 
+/* A variant side (variants.h) gives the library's verdicts on every
+ * request, with the library's struct layout, or the run stops naming it. */
+void bench_variant_agrees(int same, const char *what);
+
 /* Monotonic time in ns. */
 uint64_t bench_now_ns(void);
 

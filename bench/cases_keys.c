@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ib_keys.h"
+#include "variants.h"
 
 /* ------------------------------------------------------------------------
  * pkey_match: one P_Key pair per operation
@@ -225,6 +226,56 @@ static uint64_t key_bursts_base(void *ctx, uint64_t iters)
 	return hits;
 }
 
+/* key_bursts_lib() built with IBK_NO_SIMD (variants.c). */
+__attribute__((noinline))
+static uint64_t key_bursts_scalar(void *ctx, uint64_t iters)
+{
+	struct key_bursts *k = ctx;
+
+	return variant_scalar_pkey_match_burst(KEY_QP_PKEY, k->keys, PAIRS,
+					       KEY_BURST, k->match, iters);
+}
+
+/* ibk_pkey_match() key by key in a plain loop (variants.c). */
+__attribute__((noinline))
+static uint64_t key_bursts_plain(void *ctx, uint64_t iters)
+{
+	struct key_bursts *k = ctx;
+
+	return variant_plain_pkey_match_burst(KEY_QP_PKEY, k->keys, PAIRS,
+					      KEY_BURST, k->match, iters);
+}
+
+/* A variant's burst of KEY_BURST keys from keys[i], as variants.h has it. */
+typedef uint64_t (*key_variant_fn)(ibk_pkey_t qp_pkey, const ibk_pkey_t *keys,
+				   size_t seq, size_t burst, uint8_t *match,
+				   uint64_t iters);
+
+static unsigned key_bursts_variants(void *ctx, struct bench_side *sides)
+{
+	static const key_variant_fn fns[] = {
+		variant_scalar_pkey_match_burst, variant_plain_pkey_match_burst
+	};
+	struct key_bursts *k = ctx;
+	size_t i, v;
+
+	ibk_pkey_match_burst(KEY_QP_PKEY, k->keys, PAIRS, k->lib_match);
+	for (v = 0; v < 2; v++)
+		for (i = 0; i < PAIRS; i += KEY_BURST) {
+			fns[v](KEY_QP_PKEY, k->keys + i, KEY_BURST, KEY_BURST,
+			       k->match, 1);
+			bench_variant_agrees(!memcmp(k->lib_match + i, k->match,
+						     KEY_BURST),
+					     v ? "plain P_Key burst" :
+						 "scalar P_Key burst");
+		}
+	sides[0] = (struct bench_side){ "variant:scalar", key_bursts_scalar,
+					ctx };
+	sides[1] = (struct bench_side){ "variant:plain", key_bursts_plain,
+					ctx };
+	return 2;
+}
+
 static int key_bursts_check(void *ctx)
 {
 	struct key_bursts *k = ctx;
@@ -393,11 +444,83 @@ static uint64_t rx_rxe(void *ctx, uint64_t iters)
 	return accepted;
 }
 
-/* Soft-RoCE's checks beside the branchy baseline. */
+/* rx_lib() built with IBK_NO_SIMD (variants.c). */
+__attribute__((noinline))
+static uint64_t rx_scalar(void *ctx, uint64_t iters)
+{
+	struct rx *rx = ctx;
+
+	return variant_scalar_rx_ud_burst(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
+					  SEQUENCE, BURST, rx->verdicts,
+					  iters);
+}
+
+/* The scalar burst counting its accepted packets one by one (variants.c). */
+__attribute__((noinline))
+static uint64_t rx_plain(void *ctx, uint64_t iters)
+{
+	struct rx *rx = ctx;
+
+	return variant_plain_rx_ud_burst(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
+					 SEQUENCE, BURST, rx->verdicts, iters);
+}
+
+#if defined(BENCH_HAVE_SSE2_VARIANT)
+/* rx_lib() on the SSE2 path of an -march=x86-64 build (variants.c). */
+__attribute__((noinline))
+static uint64_t rx_sse2(void *ctx, uint64_t iters)
+{
+	struct rx *rx = ctx;
+
+	return variant_sse2_rx_ud_burst(rx->qp_pkey, rx->qp_qkey, rx->hdrs,
+					SEQUENCE, BURST, rx->verdicts, iters);
+}
+#endif
+
+/* A variant's burst of BURST packets from hdrs, as variants.h has it. */
+typedef uint64_t (*rx_variant_fn)(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				  const void *const *hdrs, size_t seq,
+				  size_t burst, uint8_t *verdicts,
+				  uint64_t iters);
+
+/* Soft-RoCE's checks beside the branchy baseline, and the simpler paths
+ * of the library's burst, which must give its verdicts and counts. */
 static unsigned rx_peers(void *ctx, struct bench_side *sides)
 {
+	static const struct {
+		const char *name;
+		rx_variant_fn burst;
+		bench_run_fn run;
+	} variants[] = {
+#if defined(BENCH_HAVE_SSE2_VARIANT)
+		{ "variant:sse2", variant_sse2_rx_ud_burst, rx_sse2 },
+#endif
+		{ "variant:scalar", variant_scalar_rx_ud_burst, rx_scalar },
+		{ "variant:plain", variant_plain_rx_ud_burst, rx_plain },
+	};
+	const unsigned nvariants = sizeof(variants) / sizeof(variants[0]);
+	struct rx *rx = ctx;
+	size_t i, lib_n;
+	unsigned v;
+
+	for (i = 0; i < SEQUENCE; i += BURST) {
+		lib_n = ibk_rx_ud_burst(rx->qp_pkey, rx->qp_qkey,
+					rx->hdrs + i, BURST,
+					rx->lib_verdicts + i);
+		for (v = 0; v < nvariants; v++)
+			bench_variant_agrees(variants[v].burst(rx->qp_pkey,
+						rx->qp_qkey, rx->hdrs + i,
+						BURST, BURST, rx->verdicts,
+						1) == lib_n &&
+					     !memcmp(rx->lib_verdicts + i,
+						     rx->verdicts, BURST),
+					     variants[v].name);
+	}
 	sides[0] = (struct bench_side){ "rxe_check_keys", rx_rxe, ctx };
-	return 1;
+	for (v = 0; v < nvariants; v++)
+		sides[1 + v] = (struct bench_side){ variants[v].name,
+						    variants[v].run, ctx };
+	return 1 + nvariants;
 }
 
 int bench_rx_same_verdict(uint8_t lib, uint8_t base)
@@ -492,6 +615,7 @@ const struct bench_case bench_keys_cases[] = {
 		.setup = key_bursts_setup, .teardown = free,
 		.lib = key_bursts_lib, .base = key_bursts_base,
 		.check = key_bursts_check, .note = key_bursts_note,
+		.peers = key_bursts_variants,
 	},
 	{
 		.name = "rx_ud_burst", .base_name = "per_packet_branchy",

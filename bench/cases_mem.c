@@ -264,17 +264,6 @@ static uint64_t rkey_burst_base(void *ctx, uint64_t iters)
 	return ok;
 }
 
-/* The variants of a case give the library's verdicts on every request,
- * with the library's struct layout, or the run stops. */
-static void variants_agree(int same, const char *what)
-{
-	if (!same) {
-		fprintf(stderr, "bench: variant %s differs from the library\n",
-			what);
-		exit(2);
-	}
-}
-
 /* rkey_burst_lib() built with IBK_NO_SIMD (variants.c). */
 __attribute__((noinline))
 static uint64_t rkey_burst_scalar(void *ctx, uint64_t iters)
@@ -314,14 +303,14 @@ static unsigned rkey_burst_variants(void *ctx, struct bench_side *sides)
 	uint8_t lib[BURST];
 	size_t i;
 
-	variants_agree(variant_scalar_layout() == variant_layout(),
+	bench_variant_agrees(variant_scalar_layout() == variant_layout(),
 		       "scalar's struct layout");
 	for (i = 0; i < SEQUENCE; i += BURST) {
 		ibk_mr_table_check_burst(&m->t, &m->qp, m->hdrs + i, BURST,
 					 lib);
 		variant_scalar_rkey_burst(&m->t, &m->qp, m->hdrs + i, BURST,
 					  BURST, m->verdicts, 1);
-		variants_agree(memcmp(lib, m->verdicts, BURST) == 0,
+		bench_variant_agrees(memcmp(lib, m->verdicts, BURST) == 0,
 			       "scalar R_Key burst");
 	}
 	sides[0] = (struct bench_side){ "variant:scalar", rkey_burst_scalar,

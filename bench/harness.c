@@ -41,6 +41,15 @@ void *bench_alloc(size_t size)
 	return memset(p, 0, rounded);
 }
 
+void bench_variant_agrees(int same, const char *what)
+{
+	if (!same) {
+		fprintf(stderr, "bench: variant %s differs from the library\n",
+			what);
+		exit(2);
+	}
+}
+
 double bench_time_ns(bench_run_fn fn, void *ctx, uint64_t iters)
 {
 	uint64_t t0, t1, r;

@@ -2,7 +2,7 @@
 /*
  * variants.c - built once per variant with the macro that selects the
  * simpler path (variants.h says which); the same loops as the library's
- * sides in cases_mem.c and cases_latch.c.
+ * sides in cases_keys.c, cases_mem.c and cases_latch.c.
  */
 #include "variants.h"
 
@@ -10,6 +10,24 @@
 #include <stdlib.h>
 
 #include "bench.h"
+
+/* rx_lib()'s loop (cases_keys.c), in the vector path of this build. */
+static inline uint64_t rx_ud_bursts(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				    const void *const *hdrs, size_t seq,
+				    size_t burst, uint8_t *verdicts,
+				    uint64_t iters)
+{
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += ibk_rx_ud_burst(qp_pkey, qp_qkey,
+				hdrs + (i % (seq / burst)) * burst, burst,
+				verdicts);
+		BENCH_BARRIER();
+	}
+	return accepted;
+}
 
 #if defined(IBK_NO_SIMD)
 __attribute__((noinline))
@@ -29,6 +47,93 @@ uint64_t variant_scalar_rkey_burst(const struct ibk_mr_table *t,
 		BENCH_BARRIER();
 	}
 	return ok;
+}
+
+__attribute__((noinline))
+uint64_t variant_scalar_pkey_match_burst(ibk_pkey_t qp_pkey,
+					 const ibk_pkey_t *keys, size_t seq,
+					 size_t burst, uint8_t *match,
+					 uint64_t iters)
+{
+	uint64_t hits = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		hits += ibk_pkey_match_burst(qp_pkey,
+				keys + (i % (seq / burst)) * burst, burst,
+				match);
+		BENCH_BARRIER();
+	}
+	return hits;
+}
+
+/* The simpler path to the scalar burst's chunks of 16: ibk_pkey_match()
+ * one key after the other, its result stored and counted. */
+__attribute__((noinline))
+uint64_t variant_plain_pkey_match_burst(ibk_pkey_t qp_pkey,
+					const ibk_pkey_t *keys, size_t seq,
+					size_t burst, uint8_t *match,
+					uint64_t iters)
+{
+	uint64_t hits = 0;
+	uint64_t i;
+	size_t k;
+
+	for (i = 0; i < iters; i++) {
+		const ibk_pkey_t *b = keys + (i % (seq / burst)) * burst;
+
+		for (k = 0; k < burst; k++) {
+			match[k] = ibk_pkey_match(qp_pkey, b[k]);
+			hits += match[k];
+		}
+		BENCH_BARRIER();
+	}
+	return hits;
+}
+
+__attribute__((noinline))
+uint64_t variant_scalar_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				    const void *const *hdrs, size_t seq,
+				    size_t burst, uint8_t *verdicts,
+				    uint64_t iters)
+{
+	return rx_ud_bursts(qp_pkey, qp_qkey, hdrs, seq, burst, verdicts,
+			    iters);
+}
+
+/* The scalar burst (ibk__rx_ud_burst_scalar()) with its accepted packets
+ * counted one by one instead of in chunks of 16 (ibk__count_zero()). */
+static size_t plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				const void *const *hdrs, size_t n,
+				uint8_t *verdicts)
+{
+	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
+	size_t accepted = 0;
+	size_t i;
+
+	if (ibk__rx_ud_range(k, hdrs, 0, n, verdicts) & IBK__RX_UD_HEADER_BITS)
+		ibk__rx_ud_header_drops(hdrs, n, verdicts);
+	for (i = 0; i < n; i++)
+		accepted += verdicts[i] == IBK_RX_ACCEPT;
+	return accepted;
+}
+
+__attribute__((noinline))
+uint64_t variant_plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				   const void *const *hdrs, size_t seq,
+				   size_t burst, uint8_t *verdicts,
+				   uint64_t iters)
+{
+	uint64_t accepted = 0;
+	uint64_t i;
+
+	for (i = 0; i < iters; i++) {
+		accepted += plain_rx_ud_burst(qp_pkey, qp_qkey,
+				hdrs + (i % (seq / burst)) * burst, burst,
+				verdicts);
+		BENCH_BARRIER();
+	}
+	return accepted;
 }
 
 size_t variant_scalar_layout(void)
@@ -58,6 +163,19 @@ size_t variant_cells_layout(void)
 {
 	return variant_layout();
 }
+#elif defined(BENCH_VARIANT_SSE2)
+#if !defined(IBK__SIMD_X86) || defined(IBK__SIMD_AVX2)
+#error "variants.c: the sse2 variant needs an SSE2 build without AVX2"
+#endif
+__attribute__((noinline))
+uint64_t variant_sse2_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				  const void *const *hdrs, size_t seq,
+				  size_t burst, uint8_t *verdicts,
+				  uint64_t iters)
+{
+	return rx_ud_bursts(qp_pkey, qp_qkey, hdrs, seq, burst, verdicts,
+			    iters);
+}
 #else
-#error "variants.c: build it with IBK_NO_SIMD or IBK__CELL_LOOPS"
+#error "variants.c: build it with IBK_NO_SIMD, IBK__CELL_LOOPS or BENCH_VARIANT_SSE2"
 #endif

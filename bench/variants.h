@@ -5,8 +5,13 @@
  * "variant vs the simpler path"). variants.c is compiled once per variant,
  * each defining what it is timed for:
  *
- *   scalar  IBK_NO_SIMD: the R_Key burst's scalar loop (it has no SSE2
- *           path: an SSE2 build runs this one)
+ *   scalar  IBK_NO_SIMD: the scalar loops of the R_Key burst (it has no
+ *           SSE2 path: an SSE2 build runs this one), of the P_Key match
+ *           burst and of the UD receive burst; and, in the same build,
+ *           the plain loops those two scalar bursts' chunks of 16 replace
+ *   sse2    BENCH_VARIANT_SSE2, -march=x86-64 (x86-64 AVX2 builds only,
+ *           BENCH_HAVE_SSE2_VARIANT): the UD receive burst's SSE2 path,
+ *           four headers a register where AVX2 takes eight
  *   cells   IBK__CELL_LOOPS: the refill's bulk loops cell by cell, as on a
  *           compiler without may_alias, instead of unrolled machine words
  *
@@ -21,12 +26,34 @@
 
 #include "ib_tables.h"
 
+uint64_t variant_scalar_pkey_match_burst(ibk_pkey_t qp_pkey,
+					 const ibk_pkey_t *keys, size_t seq,
+					 size_t burst, uint8_t *match,
+					 uint64_t iters);
+uint64_t variant_plain_pkey_match_burst(ibk_pkey_t qp_pkey,
+					const ibk_pkey_t *keys, size_t seq,
+					size_t burst, uint8_t *match,
+					uint64_t iters);
+uint64_t variant_scalar_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				    const void *const *hdrs, size_t seq,
+				    size_t burst, uint8_t *verdicts,
+				    uint64_t iters);
+uint64_t variant_plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				   const void *const *hdrs, size_t seq,
+				   size_t burst, uint8_t *verdicts,
+				   uint64_t iters);
+
 uint64_t variant_scalar_rkey_burst(const struct ibk_mr_table *t,
 				   const struct ibk_mem_qp *qp,
 				   const void *const *hdrs, size_t seq,
 				   size_t burst, uint8_t *verdicts,
 				   uint64_t iters);
 size_t variant_scalar_layout(void);
+
+uint64_t variant_sse2_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				  const void *const *hdrs, size_t seq,
+				  size_t burst, uint8_t *verdicts,
+				  uint64_t iters);
 
 uint64_t variant_cells_refill(struct ibk_pkey_table *t,
 			      const ibk_pkey_t *const contents[2],
