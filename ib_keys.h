@@ -30,7 +30,7 @@
  * accessors read and write byte by byte, so any alignment and any host
  * endianness work.
  *
- * The bursts of per-packet checks run on SSE2, AVX2 or NEON where the
+ * The bursts of per-packet checks run on SSE2 or AVX2 where the
  * compiler targets one, with the same verdicts as their scalar loops;
  * IBK_NO_SIMD forces the scalar loops (ibk_simd_path() says which ran).
  *
@@ -90,17 +90,11 @@
 #if !defined(IBK_NO_SIMD) && !defined(__KERNEL__)
 #if defined(__AVX2__)
 #define IBK__SIMD_AVX2	1
-#define IBK__SIMD_X86	1
 #define IBK__SIMD	1
 #include <immintrin.h>
 #elif defined(__SSE2__)
-#define IBK__SIMD_X86	1
 #define IBK__SIMD	1
 #include <emmintrin.h>
-#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(__ARM_BIG_ENDIAN)
-#define IBK__SIMD_NEON	1
-#define IBK__SIMD	1
-#include <arm_neon.h>
 #endif
 #endif
 
@@ -228,7 +222,7 @@ static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
 }
 
 /* ------------------------------------------------------------------------
- * Vector paths (SSE2, AVX2, NEON)
+ * Vector paths (SSE2, AVX2)
  *
  * Two kernels serve the bursts of the sections below: a masked compare of
  * 16-bit keys (ibk_pkey_match_burst()) and a check of two 32-bit words of
@@ -241,11 +235,12 @@ static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
  *  - SSE2 (every x86-64; i686 with -msse2): each header's first 16 bytes
  *    are loaded and the two words of four headers transposed together;
  *  - AVX2 (e.g. -mavx2, -march=x86-64-v3): as SSE2, eight headers at a
- *    time in 256-bit registers;
- *  - NEON (little-endian aarch64): as SSE2.
+ *    time in 256-bit registers.
  * Limits: there is no run-time dispatch, so a binary built with -mavx2
  * needs an AVX2 CPU; the P_Key kernel is SSE2's in AVX2 builds (wider
- * loads gain nothing there); 32-bit ARM NEON takes the scalar loops.
+ * loads gain nothing there). Arm takes the scalar loops, whose chunks of
+ * 16 GCC 12 -O2 vectorises for NEON itself (a hand-written NEON path
+ * must first be timed against them on an Arm machine).
  * A UD header is read 16 bytes at a time, inside the IBK_BTH_LEN +
  * IBK_DETH_LEN bytes that ibk_rx_ud_burst() requires anyway.
  *
@@ -257,23 +252,21 @@ static inline void ibk__copy16(uint8_t *dst, const uint8_t *src)
  * ibk_simd_path() - The vector path this build's bursts take
  *
  * Context: Any context: touches only its arguments.
- * Return: the vector path this build's bursts take: "avx2", "sse2", "neon" or
- * "none" (scalar: IBK_NO_SIMD, a kernel build, or no vector unit).
+ * Return: the vector path this build's bursts take: "avx2", "sse2" or "none"
+ * (the scalar loops: IBK_NO_SIMD, a kernel build, or not x86).
  */
 static inline const char *ibk_simd_path(void)
 {
 #if defined(IBK__SIMD_AVX2)
 	return "avx2";
-#elif defined(IBK__SIMD_X86)
+#elif defined(IBK__SIMD)
 	return "sse2";
-#elif defined(IBK__SIMD_NEON)
-	return "neon";
 #else
 	return "none";
 #endif
 }
 
-#if defined(IBK__SIMD_X86)
+#if defined(IBK__SIMD)
 /* The sum of the two 64-bit lanes of @v (the counts _mm_sad_epu8 left):
  * exact in a 32-bit size_t too, since no count exceeds the burst length. */
 static inline size_t ibk__x86_sum64(__m128i v)
@@ -491,121 +484,6 @@ static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
 	return n - ibk__x86_sum64(failed_sum);
 }
 #endif
-#elif defined(IBK__SIMD_NEON)
-/* Four vectors of 32-bit lane masks narrowed to their 16 byte masks, in
- * order: each step keeps the low half of every lane. */
-static inline uint8x16_t ibk__neon_narrow(uint32x4_t a, uint32x4_t b,
-					  uint32x4_t c, uint32x4_t d)
-{
-	uint16x8_t ab = vuzp1q_u16(vreinterpretq_u16_u32(a),
-				   vreinterpretq_u16_u32(b));
-	uint16x8_t cd = vuzp1q_u16(vreinterpretq_u16_u32(c),
-				   vreinterpretq_u16_u32(d));
-
-	return vuzp1q_u8(vreinterpretq_u8_u16(ab), vreinterpretq_u8_u16(cd));
-}
-
-/* As the SSE2 ibk__vec_match16(): match[i] = (keys[i] & @mask) == @want for
- * i < @n, a multiple of 16; returns how many are 1. */
-static inline size_t ibk__vec_match16(const uint16_t *keys, size_t n,
-				      uint16_t mask, uint16_t want,
-				      uint8_t *match)
-{
-	const uint16x8_t m = vdupq_n_u16(mask);
-	const uint16x8_t w = vdupq_n_u16(want);
-	size_t count = 0;
-	size_t i;
-
-	for (i = 0; i < n; i += 16) {
-		uint16x8_t lo = vceqq_u16(vandq_u16(vld1q_u16(keys + i), m), w);
-		uint16x8_t hi = vceqq_u16(vandq_u16(vld1q_u16(keys + i + 8), m),
-					  w);
-		uint8x16_t one = vshrq_n_u8(vuzp1q_u8(vreinterpretq_u8_u16(lo),
-						      vreinterpretq_u8_u16(hi)),
-					    7);	/* 0xff -> 1 */
-
-		vst1q_u8(match + i, one);
-		count += vaddvq_u8(one);
-	}
-	return count;
-}
-
-/* As the SSE2 ibk__vec_words4(): the words at bytes 0 and 12 of four
- * headers, column 0 and column 3 of the rows the 16-byte loads give. */
-static inline void ibk__vec_words4(const void *const *hdrs, uint32x4_t *a,
-				   uint32x4_t *b)
-{
-	uint32x4_t p0 = vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)hdrs[0]));
-	uint32x4_t p1 = vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)hdrs[1]));
-	uint32x4_t p2 = vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)hdrs[2]));
-	uint32x4_t p3 = vreinterpretq_u32_u8(vld1q_u8((const uint8_t *)hdrs[3]));
-	uint64x2_t even01 = vreinterpretq_u64_u32(vtrn1q_u32(p0, p1));
-	uint64x2_t even23 = vreinterpretq_u64_u32(vtrn1q_u32(p2, p3));
-	uint64x2_t odd01 = vreinterpretq_u64_u32(vtrn2q_u32(p0, p1));
-	uint64x2_t odd23 = vreinterpretq_u64_u32(vtrn2q_u32(p2, p3));
-
-	*a = vreinterpretq_u32_u64(vtrn1q_u64(even01, even23));
-	*b = vreinterpretq_u32_u64(vtrn2q_u64(odd01, odd23));
-}
-
-/* The 16-bit halves of @a that match under @mask and @want, all ones. */
-static inline uint32x4_t ibk__neon_halves_ok(uint32x4_t a, uint32x4_t mask,
-					     uint32x4_t want)
-{
-	return vreinterpretq_u32_u16(vceqq_u16(
-		vreinterpretq_u16_u32(vandq_u32(a, mask)),
-		vreinterpretq_u16_u32(want)));
-}
-
-/* As the AVX2 ibk__vec_rx_words(): verdicts 0, 1 (first compare fails) or
- * 2 (only the second) for @n headers, a multiple of 16; *@low_missed as
- * there; returns the 0s. A lane passed the first compare if both of its
- * halves matched. */
-static inline size_t ibk__vec_rx_words(const void *const *hdrs, size_t n,
-				       uint32_t a_mask, uint32_t a_want,
-				       uint32_t b_want, uint8_t *verdicts,
-				       bool *low_missed)
-{
-	const uint32x4_t mask = vdupq_n_u32(a_mask);
-	const uint32x4_t want = vdupq_n_u32(a_want);
-	const uint32x4_t b_ok = vdupq_n_u32(b_want);
-	const uint32x4_t ones = vdupq_n_u32(0xffffffffu);
-	const uint8x16_t one = vdupq_n_u8(1);
-	uint32x4_t low_ok = ones;
-	size_t failed_count = 0;
-	size_t i;
-
-	for (i = 0; i < n; i += 16) {
-		uint32x4_t a0, a1, a2, a3, b0, b1, b2, b3, h0, h1, h2, h3;
-		uint8x16_t first, both, failed;
-
-		ibk__vec_words4(hdrs + i, &a0, &b0);
-		ibk__vec_words4(hdrs + i + 4, &a1, &b1);
-		ibk__vec_words4(hdrs + i + 8, &a2, &b2);
-		ibk__vec_words4(hdrs + i + 12, &a3, &b3);
-		h0 = ibk__neon_halves_ok(a0, mask, want);
-		h1 = ibk__neon_halves_ok(a1, mask, want);
-		h2 = ibk__neon_halves_ok(a2, mask, want);
-		h3 = ibk__neon_halves_ok(a3, mask, want);
-		low_ok = vandq_u32(low_ok, vandq_u32(vandq_u32(h0, h1),
-						     vandq_u32(h2, h3)));
-		first = ibk__neon_narrow(
-			vceqq_u32(h0, ones), vceqq_u32(h1, ones),
-			vceqq_u32(h2, ones), vceqq_u32(h3, ones));
-		both = vandq_u8(first, ibk__neon_narrow(
-			vceqq_u32(b0, b_ok), vceqq_u32(b1, b_ok),
-			vceqq_u32(b2, b_ok), vceqq_u32(b3, b_ok)));
-		failed = vaddq_u8(both, one);		/* 0xff -> 0, 0 -> 1 */
-		vst1q_u8(verdicts + i,
-			 vaddq_u8(failed, vandq_u8(failed, first)));
-		failed_count += vaddvq_u8(failed);
-	}
-	/* the high halves set, so only a low half can be the minimum */
-	*low_missed = vminvq_u32(vorrq_u32(low_ok,
-					   vdupq_n_u32(0xffff0000u))) !=
-		      0xffffffffu;
-	return n - failed_count;
-}
 #endif
 
 /* ------------------------------------------------------------------------
@@ -7206,24 +7084,24 @@ static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
 /* @x, refused at compile time unless @ok (a constant) is true. */
 #define IBK__ORDER_CHECK(ok, x)	((void)sizeof(char[(ok) ? 1 : -1]), (x))
 #define IBK__INTEGER_ARG(x)	IBK__ORDER_CHECK(IBK__IS_INTEGER(x), x)
+/* @x, refused unless it points to a T (const or not). */
+#define IBK__POINTER_ARG(T, x)						\
+	IBK__ORDER_CHECK(_Generic((x), const T *: 1, T *: 1, default: 0), x)
 
 #define ibk_gid_set(subnet_prefix, guid, gid)				\
 	ibk_gid_set(IBK__INTEGER_ARG(subnet_prefix), guid, gid)
 #define ibk_gid_set_from_ipv4(ipv4, gid)				\
 	ibk_gid_set_from_ipv4(IBK__INTEGER_ARG(ipv4), gid)
 #define ibk_gid_set_from_mac(mac, gid)					\
-	ibk_gid_set_from_mac(mac, IBK__ORDER_CHECK(			\
-		_Generic((gid), struct ibk_gid *: 1, default: 0), gid))
+	ibk_gid_set_from_mac(mac, IBK__POINTER_ARG(struct ibk_gid, gid))
 #define ibk_pkey_match_burst(qp_pkey, pkt_pkeys, n, match)		\
 	ibk_pkey_match_burst(qp_pkey, pkt_pkeys, IBK__INTEGER_ARG(n), match)
 #define ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, n, verdicts)		\
 	ibk_rx_ud_burst(qp_pkey, qp_qkey, hdrs, IBK__INTEGER_ARG(n), verdicts)
 #define ibk_pkey_block_encode(pkeys, data)				\
-	ibk_pkey_block_encode(IBK__ORDER_CHECK(_Generic((pkeys),	\
-		const ibk_pkey_t *: 1, ibk_pkey_t *: 1, default: 0), pkeys), data)
+	ibk_pkey_block_encode(IBK__POINTER_ARG(ibk_pkey_t, pkeys), data)
 #define ibk_guid_block_encode(guids, data)				\
-	ibk_guid_block_encode(IBK__ORDER_CHECK(_Generic((guids),	\
-		const ibk_guid_t *: 1, ibk_guid_t *: 1, default: 0), guids), data)
+	ibk_guid_block_encode(IBK__POINTER_ARG(ibk_guid_t, guids), data)
 #define ibk_notice_init(type, producer, trap_number, issuer_lid, notice) \
 	ibk_notice_init(IBK__INTEGER_ARG(type), producer, trap_number,	\
 			issuer_lid, notice)
@@ -7237,10 +7115,8 @@ static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
 #define ibk_trap_256_from_smp(smp, lid, trap)				\
 	ibk_trap_256_from_smp(smp, IBK__INTEGER_ARG(lid), trap)
 #define ibk_trap_key_from_headers(h, trap_number, trap)		\
-	ibk_trap_key_from_headers(IBK__ORDER_CHECK(_Generic((h),	\
-		const struct ibk_pkt_headers *: 1,			\
-		struct ibk_pkt_headers *: 1, default: 0), h),		\
-		trap_number, trap)
+	ibk_trap_key_from_headers(IBK__POINTER_ARG(struct ibk_pkt_headers, h), \
+				  trap_number, trap)
 #define ibk_mem_invalidate(o, mr, key)					\
 	ibk_mem_invalidate(o, mr, IBK__INTEGER_ARG(key))
 #define ibk_mem_invalidate_remote(o, mr, key, qp)			\
