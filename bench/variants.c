@@ -164,7 +164,7 @@ size_t variant_cells_layout(void)
 	return variant_layout();
 }
 #elif defined(BENCH_VARIANT_SSE2)
-#if !defined(IBK__SIMD_X86) || defined(IBK__SIMD_AVX2)
+#if !defined(IBK__SIMD) || defined(IBK__SIMD_AVX2)
 #error "variants.c: the sse2 variant needs an SSE2 build without AVX2"
 #endif
 __attribute__((noinline))
