@@ -139,29 +139,29 @@ static inline uint64_t ibk__load_be64(const uint8_t *p)
 
 static inline void ibk__store_be16(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	p[0] = (uint8_t)(v >> 8 & 0xff);
+	p[1] = (uint8_t)(v & 0xff);
 }
 
 static inline void ibk__store_be24(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
+	p[0] = (uint8_t)(v >> 16 & 0xff);
+	p[1] = (uint8_t)(v >> 8 & 0xff);
+	p[2] = (uint8_t)(v & 0xff);
 }
 
 static inline void ibk__store_be32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	p[0] = (uint8_t)(v >> 24 & 0xff);
+	p[1] = (uint8_t)(v >> 16 & 0xff);
+	p[2] = (uint8_t)(v >> 8 & 0xff);
+	p[3] = (uint8_t)(v & 0xff);
 }
 
 static inline void ibk__store_be64(uint8_t *p, uint64_t v)
 {
 	ibk__store_be32(p, (uint32_t)(v >> 32));
-	ibk__store_be32(p + 4, (uint32_t)v);
+	ibk__store_be32(p + 4, (uint32_t)(v & 0xffffffffu));
 }
 
 /*
@@ -182,12 +182,13 @@ static inline uint32_t ibk__load_le32(const uint8_t *p)
 
 static inline uint16_t ibk__swap16(uint16_t v)
 {
-	return (uint16_t)(v >> 8 | (unsigned)v << 8);
+	return (uint16_t)((v >> 8 | (unsigned)v << 8) & 0xffff);
 }
 
 static inline uint32_t ibk__swap32(uint32_t v)
 {
-	return v >> 24 | (v >> 8 & 0xff00u) | (v << 8 & 0xff0000u) | v << 24;
+	return v >> 24 | (v >> 8 & 0xff00u) | (v & 0xff00u) << 8 |
+	       (v & 0xffu) << 24;
 }
 
 /* Replace the bits of *p selected by @mask with those of @v. */
@@ -706,7 +707,7 @@ static inline struct ibk__pkey_filter ibk__pkey_filter_make(ibk_pkey_t own)
 	struct ibk__pkey_filter f = ibk__pkey_filter_valid(own);
 	unsigned valid = ibk_pkey_is_valid(own);
 
-	f.mask = (uint16_t)(f.mask & (0u - valid));
+	f.mask = (uint16_t)(f.mask * valid);
 	f.want = (uint16_t)((f.want & f.mask) | (valid ^ 1u));
 	return f;
 }
@@ -766,7 +767,7 @@ static inline size_t ibk__pkey_match_burst_scalar(ibk_pkey_t qp_pkey,
 						  size_t n, uint8_t *match)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
-	size_t whole = n - n % 16;	/* see ibk__count_zero() */
+	size_t whole = n & ~(size_t)15;	/* see ibk__count_zero() */
 	size_t count = 0;
 	size_t i = 0;
 	size_t j;
@@ -794,7 +795,7 @@ static inline size_t ibk__pkey_match_burst_vector(ibk_pkey_t qp_pkey,
 						  size_t n, uint8_t *match)
 {
 	struct ibk__pkey_filter f = ibk__pkey_filter_make(qp_pkey);
-	size_t whole = n - n % 16;
+	size_t whole = n & ~(size_t)15;
 
 	return ibk__vec_match16(pkt_pkeys, whole, f.mask, f.want, match) +
 	       ibk__pkey_pass_range(f, pkt_pkeys, whole, n, match);
@@ -1022,10 +1023,10 @@ struct ibk_gid {
  * rv32), which firmware does not have.
  */
 #define IBK__BE32_BYTES(v) \
-	(uint8_t)((v) >> 24), (uint8_t)((v) >> 16), (uint8_t)((v) >> 8), \
-	(uint8_t)(v)
+	(uint8_t)((v) >> 24 & 0xff), (uint8_t)((v) >> 16 & 0xff), \
+	(uint8_t)((v) >> 8 & 0xff), (uint8_t)((v) & 0xff)
 #define IBK__BE64_BYTES(v) \
-	IBK__BE32_BYTES((uint32_t)((v) >> 32)), IBK__BE32_BYTES((uint32_t)(v))
+	IBK__BE32_BYTES((v) >> 32), IBK__BE32_BYTES(v)
 #define IBK__BYTES16(p) \
 	(p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7], \
 	(p)[8], (p)[9], (p)[10], (p)[11], (p)[12], (p)[13], (p)[14], (p)[15]
@@ -2171,7 +2172,7 @@ static inline void ibk_lrh_set_pktlen(void *lrh, uint16_t pktlen)
 	uint8_t *p = (uint8_t *)lrh + 4;
 
 	ibk__store_bits(p, 0x07, (unsigned)pktlen >> 8);
-	p[1] = (uint8_t)pktlen;
+	p[1] = (uint8_t)(pktlen & 0xff);
 }
 
 /**
@@ -2282,7 +2283,7 @@ static inline void ibk_grh_set_flow_label(void *grh, uint32_t flow_label)
 	uint8_t *p = (uint8_t *)grh;
 
 	ibk__store_bits(p + 1, 0x0f, flow_label >> 16);
-	ibk__store_be16(p + 2, (uint16_t)flow_label);
+	ibk__store_be16(p + 2, (uint16_t)(flow_label & 0xffff));
 }
 
 /**
@@ -3538,7 +3539,7 @@ static inline size_t ibk__count_zero(const uint8_t *v, size_t n)
 	/* The chunks end at n rounded down to 16, not where n - i < 16: with
 	 * that bound GCC 12 -O2 sees no end to the tail loop after a constant
 	 * n and fails -Werror=aggressive-loop-optimizations. */
-	size_t whole = n - n % 16;
+	size_t whole = n & ~(size_t)15;
 	size_t count = 0, i = 0, j;
 
 	for (; i < whole; i += 16) {
@@ -3611,7 +3612,7 @@ static inline uint32_t ibk__rx_ud_range(struct ibk__rx_ud_keys k,
 		unsigned qkey_bad =
 			ibk__load_le32(bth + IBK_BTH_LEN) != k.qkey;
 
-		verdicts[i] = (uint8_t)(2 * (first_bad | qkey_bad) - first_bad);
+		verdicts[i] = (uint8_t)(first_bad | (qkey_bad & ~first_bad) << 1);
 		heads |= miss;
 	}
 	return heads;
@@ -3664,7 +3665,7 @@ static inline size_t ibk__rx_ud_burst_vector(ibk_pkey_t qp_pkey,
 					     uint8_t *verdicts)
 {
 	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
-	size_t whole = n - n % 16;
+	size_t whole = n & ~(size_t)15;
 	bool odd_header;
 	size_t accepted = ibk__vec_rx_words(hdrs, whole, k.head_mask,
 					    k.head_want, k.qkey, verdicts,
@@ -3827,7 +3828,7 @@ static inline uint32_t ibk_rkey_index(ibk_rkey_t key)
  */
 static inline uint8_t ibk_rkey_byte(ibk_rkey_t key)
 {
-	return (uint8_t)key;
+	return (uint8_t)(key & 0xff);
 }
 
 /**
@@ -3844,7 +3845,7 @@ static inline uint8_t ibk_rkey_byte(ibk_rkey_t key)
  */
 static inline ibk_rkey_t ibk_rkey_next(ibk_rkey_t key)
 {
-	return (key & ~0xffu) | ((key + 1u) & 0xffu);
+	return (key & ~0xffu) | (((key & 0xffu) + 1u) & 0xffu);
 }
 
 /* Access flags, numbered as enum ibv_access_flags (rdma-core verbs.h). */
@@ -3920,7 +3921,9 @@ static inline unsigned ibk__first_failure(uint32_t failed, unsigned ok,
 		0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
 		31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9,
 	};
-	uint32_t lowest = failed & (0u - failed);
+	uint32_t f = failed | 0x80000000u;	/* not 0: ~f + 1 does not wrap */
+	uint32_t lowest = f & (~f + 1u);
+	/* wraps on purpose: the de Bruijn product's top 5 bits index */
 	unsigned i = index_of[(uint32_t)(lowest * 0x077cb531u) >> 27];
 
 	return failed ? first + i : ok;
@@ -3971,7 +3974,7 @@ static inline const char *ibk_range_verdict_name(enum ibk_range_verdict v)
  */
 static inline uint32_t ibk__range_past_2_64(uint64_t start, uint64_t length)
 {
-	uint64_t end = start + length;
+	uint64_t end = start + length;	/* wraps on purpose: the carry */
 
 	return (uint32_t)((end < start) & (end != 0));
 }
@@ -3992,7 +3995,9 @@ static inline uint32_t ibk__range_past_2_64(uint64_t start, uint64_t length)
  * mr_check_range() compares without summing and serves an MR ending at 2^64.
  *
  * Here, inside means iova >= base and iova - base <= region length - length,
- * with length <= region length: no sum is compared. A zero-length range is
+ * with length <= region length: no sum is compared (the two differences
+ * wrap on purpose where iova < base or length > region length, which the
+ * other terms refuse, branch-free). A zero-length range is
  * inside when base <= iova <= end. In order: IBK_RANGE_REGION_WRAPS,
  * IBK_RANGE_WRAPS, IBK_RANGE_BELOW, IBK_RANGE_BEYOND, else IBK_RANGE_IN.
  * Branch-free.
@@ -4453,8 +4458,8 @@ ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 	 * ATOMIC WRITE whose RETH names fewer, else the RETH's length:
 	 * selected without a branch */
 	len = ibk__load_be32(ext + 12);
-	eight = 0u - ((uint32_t)((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0) |
-		      ((uint32_t)req->atomic & (uint32_t)(len < 8u)));
+	eight = (((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0) |
+		 (req->atomic & (len < 8u))) ? UINT32_MAX : 0;
 	req->va = ibk__load_be64(ext);
 	req->rkey = ibk__load_be32(ext + 8);
 	req->length = (len & ~eight) | (8u & eight);
@@ -4476,9 +4481,8 @@ static inline uint32_t ibk__mw_in_mr(const struct ibk_mem_request *req,
 				     const struct ibk_mem_attr *mw,
 				     const struct ibk_mem_attr *mr)
 {
-	uint64_t offset = mw->addr & (0u - (uint64_t)!!(mw->access &
-						       IBK_ACCESS_ZERO_BASED));
-	uint64_t va = req->va + offset;
+	uint64_t offset = (mw->access & IBK_ACCESS_ZERO_BASED) ? mw->addr : 0;
+	uint64_t va = req->va + offset;	/* wraps on purpose: see below */
 
 	return mr && va >= req->va &&
 	       ibk_mem_range_ok(va, req->length, mr->addr, mr->length);
@@ -4502,7 +4506,7 @@ ibk__mem_object_verdict(const struct ibk_mem_qp *qp,
 	/* a zero-based window's remote addresses are offsets from 0 */
 	uint32_t zero_based = window &
 			      (uint32_t)!!(r->access & IBK_ACCESS_ZERO_BASED);
-	uint64_t base = r->addr & ((uint64_t)zero_based - 1u);
+	uint64_t base = zero_based ? 0 : r->addr;
 	uint32_t in = (uint32_t)ibk_mem_range_ok(req->va, req->length, base,
 						 r->length) &
 		      (ibk__mw_in_mr(req, r, mr) | !window);
@@ -5832,7 +5836,7 @@ static inline uint64_t ibk__seconds_to_ns(uint16_t s)
  * (the kernel's time_after_eq()). */
 static inline bool ibk__time_reached(uint64_t now_ns, uint64_t deadline_ns)
 {
-	return now_ns - deadline_ns < UINT64_C(1) << 63;
+	return now_ns - deadline_ns < UINT64_C(1) << 63;	/* wraps on purpose */
 }
 
 /**
@@ -5892,7 +5896,7 @@ ibk_mkey_check(struct ibk_mkey_state *st, uint8_t method, uint64_t smp_mkey,
 		return level == 1 ? IBK_MKEY_PROCESS_HIDE_MKEY :
 				    IBK_MKEY_PROCESS;
 	if (!st->lease_running && st->lease_period != 0) {
-		st->lease_deadline_ns = now_ns +
+		st->lease_deadline_ns = now_ns +	/* wraps with the clock */
 					ibk__seconds_to_ns(st->lease_period);
 		st->lease_running = true;
 	}
@@ -6307,7 +6311,7 @@ static inline void ibk_portinfo_set_subnet_timeout(void *pi, uint8_t t)
  */
 static inline uint16_t ibk_pkeytable_mod_block(uint32_t attr_mod)
 {
-	return (uint16_t)attr_mod;
+	return (uint16_t)(attr_mod & 0xffff);
 }
 
 /**
@@ -6320,7 +6324,7 @@ static inline uint16_t ibk_pkeytable_mod_block(uint32_t attr_mod)
  */
 static inline uint8_t ibk_pkeytable_mod_port(uint32_t attr_mod)
 {
-	return (uint8_t)(attr_mod >> 16);
+	return (uint8_t)(attr_mod >> 16 & 0xff);
 }
 
 /**
@@ -6346,7 +6350,7 @@ static inline uint32_t ibk_pkeytable_mod(uint16_t block, uint8_t port)
  */
 static inline uint8_t ibk_guidinfo_mod_block(uint32_t attr_mod)
 {
-	return (uint8_t)attr_mod;
+	return (uint8_t)(attr_mod & 0xff);
 }
 
 /**
@@ -6680,7 +6684,7 @@ static inline void ibk_notice_set_count(void *n, uint16_t count)
 	uint8_t *p = (uint8_t *)n + 8;
 
 	ibk__store_bits(p, 0x7f, (unsigned)count >> 8);
-	p[1] = (uint8_t)count;
+	p[1] = (uint8_t)(count & 0xff);
 }
 
 /**
@@ -6931,7 +6935,7 @@ static inline int ibk_notice_build_key_trap(uint16_t trap_number,
 	ibk__store_be16(d + 4, trap->lid2);
 	ibk__store_be32(d + 6, trap->key);
 	ibk__store_be32(d + 10,
-			(uint32_t)trap->sl << 28 | (trap->qp1 & 0xffffffu));
+			(trap->sl & 0xfu) << 28 | (trap->qp1 & 0xffffffu));
 	ibk__store_be24(d + 15, trap->qp2);
 	ibk__copy16(d + 18, trap->gid1.raw);
 	ibk__copy16(d + 34, trap->gid2.raw);
@@ -7050,7 +7054,7 @@ static inline uint64_t ibk_trap_interval_ns(uint8_t subnet_timeout)
 static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
 				    bool sent_before, uint8_t subnet_timeout)
 {
-	return !sent_before ||
+	return !sent_before ||	/* the difference wraps with the clock */
 	       now_ns - last_ns >= ibk_trap_interval_ns(subnet_timeout);
 }
 

@@ -4571,7 +4571,7 @@ static inline size_t ibk__port_count_burst(struct ibk_port *port,
 					   const uint8_t *verdicts, size_t n,
 					   bool stale)
 {
-	size_t whole = n - n % 16;
+	size_t whole = n & ~(size_t)15;
 	size_t i = 0, j, accepted = 0, pkey_drops = 0, qkey_drops = 0;
 
 	for (; i < whole; i += 16) {
