@@ -4459,7 +4459,7 @@ ibk_mem_request_parse(enum ibk_qp_type type, const void *bth,
 	 * selected without a branch */
 	len = ibk__load_be32(ext + 12);
 	eight = (((cls & IBK_ACCESS_REMOTE_ATOMIC) != 0) |
-		 (req->atomic & (len < 8u))) ? UINT32_MAX : 0;
+		 (req->atomic & (len < 8u))) ? 0xffffffffu : 0;
 	req->va = ibk__load_be64(ext);
 	req->rkey = ibk__load_be32(ext + 8);
 	req->length = (len & ~eight) | (8u & eight);
@@ -7072,11 +7072,12 @@ static inline bool ibk_trap_rate_ok(uint64_t now_ns, uint64_t last_ns,
  * takes there. A wrong one is a negative array size, an error under any
  * flags. The function itself is unchanged: its address, and a call
  * written (ibk_gid_set)(...), bypass the check. C99 has no _Generic and
- * keeps the warnings.
+ * keeps the warnings; nor does Frama-C 25 parse it (__FRAMAC__), whose
+ * analysis of the functions the macros only wrap is unchanged.
  * ------------------------------------------------------------------------ */
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && \
-	__STDC_VERSION__ >= 201112L
+	__STDC_VERSION__ >= 201112L && !defined(__FRAMAC__)
 
 /* 1 if @x has an integer type (an enum's is one), else 0. */
 #define IBK__IS_INTEGER(x)						\
