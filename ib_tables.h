@@ -692,6 +692,7 @@ static inline bool ibk_latch_read_retry(const struct ibk_latch *l,
  * were on may be written. */
 static inline void ibk__latch_flip(struct ibk_latch *l)
 {
+	/* wraps on purpose: a count runs round, skipping NEVER below */
 	uint32_t count = ibk__load(&l->count, relaxed) + 1u;
 
 	count += (uint32_t)(count == 0) << 1;	/* never IBK_GENERATION_NEVER */

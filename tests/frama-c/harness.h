@@ -53,7 +53,8 @@ static inline bool any_bool(void)
 }
 
 /* Every value of an enum from @lo to @hi, and two invalid ones past it. */
-#define ANY_ENUM(type, lo, hi) ((type)Frama_C_interval((int)(lo), (int)(hi) + 2))
+#define ANY_ENUM(type, lo, hi)						\
+	((type)Frama_C_interval((int)(lo), (int)(hi) + 2))
 
 /* Any bytes in the whole of @x (an object, not a pointer). */
 #define UNKNOWN(x) Frama_C_make_unknown((char *)&(x), sizeof(x))

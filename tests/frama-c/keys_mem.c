@@ -95,15 +95,14 @@ static void operations(void)
 	(void)ibk_mw_bind(&o, maybe_null(&mr), maybe_null(&old_mr), &wr);
 	any_attr(&o);
 	any_attr(&mr);
-	(void)(ibk_mem_invalidate)(&o, maybe_null(&mr), any_u32());
+	(void)ibk_mem_invalidate(&o, maybe_null(&mr), any_u32());
 	any_attr(&o);
 	any_attr(&mr);
 	any_qp(&qp);
-	(void)(ibk_mem_invalidate_remote)(&o, maybe_null(&mr), any_u32(),
-					  &qp);
+	(void)ibk_mem_invalidate_remote(&o, maybe_null(&mr), any_u32(), &qp);
 	any_attr(&o);
 	any_attr(&mr);
-	(void)(ibk_mem_deregister)(&o, maybe_null(&mr), any_u32());
+	(void)ibk_mem_deregister(&o, maybe_null(&mr), any_u32());
 }
 
 int main(void)

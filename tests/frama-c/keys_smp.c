@@ -119,9 +119,9 @@ static void blocks(void)
 	(void)ibk_guid_block_get(data, any_u32());
 	ibk_guid_block_set(data, any_u32(), any_u64());
 	ibk_pkey_block_decode(data, pkeys);
-	(ibk_pkey_block_encode)(pkeys, data);
+	ibk_pkey_block_encode(pkeys, data);
 	ibk_guid_block_decode(data, guids);
-	(ibk_guid_block_encode)(guids, data);
+	ibk_guid_block_encode(guids, data);
 }
 
 static void traps(void)
@@ -135,18 +135,17 @@ static void traps(void)
 	UNKNOWN(notice);
 	UNKNOWN(smp);
 	UNKNOWN(pkt);
-	(ibk_notice_init)(any_u8(), any_u32(), any_u16(), any_u16(), notice);
+	ibk_notice_init(any_u8(), any_u32(), any_u16(), any_u16(), notice);
 	UNKNOWN(t256);
 	t256.dr_notice = any_bool();
 	t256.dr_truncated = any_bool();
-	(ibk_notice_build_256)(any_u32(), any_u16(), &t256, notice);
-	(ibk_trap_256_from_smp)(smp, any_u16(), &t256);
+	ibk_notice_build_256(any_u32(), any_u16(), &t256, notice);
+	ibk_trap_256_from_smp(smp, any_u16(), &t256);
 	UNKNOWN(notice);
 	(void)ibk_notice_parse_256(maybe_null(notice), maybe_null(&t256));
 	UNKNOWN(tkey);
-	(void)(ibk_notice_build_key_trap)(any_u16(), any_u32(), any_u16(),
-					  maybe_null(&tkey),
-					  maybe_null(notice));
+	(void)ibk_notice_build_key_trap(any_u16(), any_u32(), any_u16(),
+					maybe_null(&tkey), maybe_null(notice));
 	UNKNOWN(notice);
 	(void)ibk_notice_parse_key_trap(maybe_null(notice), maybe_null(&tkey));
 	/* the headers as ibk_pkt_locate() leaves them: a GRH and a DETH or
@@ -157,8 +156,8 @@ static void traps(void)
 	h.bth = maybe_null((void *)h.bth);
 	h.deth = h.bth ? Frama_C_nondet_ptr((void *)(h.bth + IBK_BTH_LEN),
 					    NULL) : NULL;
-	(void)(ibk_trap_key_from_headers)(maybe_null(&h), any_u16(),
-					  maybe_null(&tkey));
+	(void)ibk_trap_key_from_headers(maybe_null(&h), any_u16(),
+					maybe_null(&tkey));
 	(void)ibk_trap_interval_ns(any_u8());
 	(void)ibk_trap_rate_ok(any_u64(), any_u64(), any_bool(), any_u8());
 }

@@ -3,10 +3,6 @@
  * keys_values.c - EVA harness of ib_keys.h's values: errors, P_Keys,
  * Q_Keys and GUID/GID values. Each public function is called once with
  * every argument unknown over its domain (harness.h).
- *
- * The functions that are also C11 macros (ib_keys.h, "Calls in 0.2's
- * parameter order do not compile") are called as (name)(...): Frama-C 25
- * does not parse _Generic, and the macros only check argument types.
  */
 #include "harness.h"
 #include "ib_keys.h"
@@ -35,8 +31,8 @@ static void pkeys(void)
 	/* each length on its own, so that EVA follows the matches written */
 	/*@ loop unroll 65; */
 	for (n = 0; n <= 64; n++)
-		(void)(ibk_pkey_match_burst)(k, keys, n, match);
-	(void)(ibk_pkey_match_burst)(k, NULL, 0, NULL);	/* documented */
+		(void)ibk_pkey_match_burst(k, keys, n, match);
+	(void)ibk_pkey_match_burst(k, NULL, 0, NULL);	/* documented */
 }
 
 static void qkeys(void)
@@ -64,7 +60,7 @@ static void gid_values(void)
 	UNKNOWN(g);
 	UNKNOWN(h);
 	UNKNOWN(mac);
-	(ibk_gid_set)(any_u64(), any_u64(), &out);
+	ibk_gid_set(any_u64(), any_u64(), &out);
 	out = ibk_gid_make(any_u64(), any_u64());
 	(void)ibk_gid_subnet_prefix(&g);
 	(void)ibk_gid_guid(&g);
@@ -73,10 +69,10 @@ static void gid_values(void)
 	(void)ibk_gid_is_v4mapped(&g);
 	(void)ibk_gid_is_multicast(&g);
 	(void)ibk_gid_is_link_local(&g);
-	(ibk_gid_set_from_ipv4)(any_u32(), &out);
+	ibk_gid_set_from_ipv4(any_u32(), &out);
 	out = ibk_gid_from_ipv4(any_u32());
 	(void)ibk_gid_to_ipv4(&g);
-	(ibk_gid_set_from_mac)(mac, &out);
+	ibk_gid_set_from_mac(mac, &out);
 	out = ibk_gid_from_mac(mac);
 	(void)ibk_gid_to_mac(maybe_null(&g), maybe_null(mac));
 	(void)ibk_gid_ipoib_broadcast(any_u16(), Frama_C_unsigned_int_interval(

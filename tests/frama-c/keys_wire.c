@@ -151,8 +151,7 @@ static void receive(void)
 	/* each length on its own, so that EVA follows the verdicts written */
 	/*@ loop unroll 65; */
 	for (i = 0; i <= 64; i++)
-		(void)(ibk_rx_ud_burst)(any_u16(), any_u32(), hdrs, i,
-					verdicts);
+		(void)ibk_rx_ud_burst(any_u16(), any_u32(), hdrs, i, verdicts);
 }
 
 int main(void)
