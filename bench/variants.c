@@ -11,23 +11,24 @@
 
 #include "bench.h"
 
-/* rx_lib()'s loop (cases_keys.c), in the vector path of this build. */
-static inline uint64_t rx_ud_bursts(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
-				    const void *const *hdrs, size_t seq,
-				    size_t burst, uint8_t *verdicts,
-				    uint64_t iters)
-{
-	uint64_t accepted = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		accepted += ibk_rx_ud_burst(qp_pkey, qp_qkey,
-				hdrs + (i % (seq / burst)) * burst, burst,
-				verdicts);
-		BENCH_BARRIER();
-	}
-	return accepted;
-}
+/*
+ * The loop of the library's side of the same case (cases_*.c): @iters
+ * bursts of @burst, walking the @seq elements from the start in turn;
+ * returns the sum of what @call gives for each, with AT(base) the burst's
+ * first element. Every variant below is this loop around one call, so
+ * that it pays for nothing the library's side does not.
+ */
+#define AT(base)	((base) + (i_ % (seq / burst)) * burst)
+#define RETURN_SUM_OF_BURSTS(call)					\
+	do {								\
+		uint64_t sum_ = 0, i_;					\
+									\
+		for (i_ = 0; i_ < iters; i_++) {			\
+			sum_ += (call);					\
+			BENCH_BARRIER();				\
+		}							\
+		return sum_;						\
+	} while (0)
 
 #if defined(IBK_NO_SIMD)
 __attribute__((noinline))
@@ -37,16 +38,8 @@ uint64_t variant_scalar_rkey_burst(const struct ibk_mr_table *t,
 				   size_t burst, uint8_t *verdicts,
 				   uint64_t iters)
 {
-	uint64_t ok = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		ok += ibk_mr_table_check_burst(t, qp,
-				hdrs + (i % (seq / burst)) * burst, burst,
-				verdicts);
-		BENCH_BARRIER();
-	}
-	return ok;
+	RETURN_SUM_OF_BURSTS(ibk_mr_table_check_burst(t, qp, AT(hdrs), burst,
+						      verdicts));
 }
 
 __attribute__((noinline))
@@ -55,40 +48,34 @@ uint64_t variant_scalar_pkey_match_burst(ibk_pkey_t qp_pkey,
 					 size_t burst, uint8_t *match,
 					 uint64_t iters)
 {
-	uint64_t hits = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		hits += ibk_pkey_match_burst(qp_pkey,
-				keys + (i % (seq / burst)) * burst, burst,
-				match);
-		BENCH_BARRIER();
-	}
-	return hits;
+	RETURN_SUM_OF_BURSTS(ibk_pkey_match_burst(qp_pkey, AT(keys), burst,
+						  match));
 }
 
 /* The simpler path to the scalar burst's chunks of 16: ibk_pkey_match()
  * one key after the other, its result stored and counted. */
+static inline size_t plain_pkey_match_burst(ibk_pkey_t qp_pkey,
+					    const ibk_pkey_t *keys, size_t n,
+					    uint8_t *match)
+{
+	size_t hits = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		match[k] = ibk_pkey_match(qp_pkey, keys[k]);
+		hits += match[k];
+	}
+	return hits;
+}
+
 __attribute__((noinline))
 uint64_t variant_plain_pkey_match_burst(ibk_pkey_t qp_pkey,
 					const ibk_pkey_t *keys, size_t seq,
 					size_t burst, uint8_t *match,
 					uint64_t iters)
 {
-	uint64_t hits = 0;
-	uint64_t i;
-	size_t k;
-
-	for (i = 0; i < iters; i++) {
-		const ibk_pkey_t *b = keys + (i % (seq / burst)) * burst;
-
-		for (k = 0; k < burst; k++) {
-			match[k] = ibk_pkey_match(qp_pkey, b[k]);
-			hits += match[k];
-		}
-		BENCH_BARRIER();
-	}
-	return hits;
+	RETURN_SUM_OF_BURSTS(plain_pkey_match_burst(qp_pkey, AT(keys), burst,
+						    match));
 }
 
 __attribute__((noinline))
@@ -97,15 +84,15 @@ uint64_t variant_scalar_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				    size_t burst, uint8_t *verdicts,
 				    uint64_t iters)
 {
-	return rx_ud_bursts(qp_pkey, qp_qkey, hdrs, seq, burst, verdicts,
-			    iters);
+	RETURN_SUM_OF_BURSTS(ibk_rx_ud_burst(qp_pkey, qp_qkey, AT(hdrs), burst,
+					     verdicts));
 }
 
 /* The scalar burst (ibk__rx_ud_burst_scalar()) with its accepted packets
  * counted one by one instead of in chunks of 16 (ibk__count_zero()). */
-static size_t plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
-				const void *const *hdrs, size_t n,
-				uint8_t *verdicts)
+static inline size_t plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
+				       const void *const *hdrs, size_t n,
+				       uint8_t *verdicts)
 {
 	struct ibk__rx_ud_keys k = ibk__rx_ud_keys_make(qp_pkey, qp_qkey);
 	size_t accepted = 0;
@@ -124,16 +111,8 @@ uint64_t variant_plain_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				   size_t burst, uint8_t *verdicts,
 				   uint64_t iters)
 {
-	uint64_t accepted = 0;
-	uint64_t i;
-
-	for (i = 0; i < iters; i++) {
-		accepted += plain_rx_ud_burst(qp_pkey, qp_qkey,
-				hdrs + (i % (seq / burst)) * burst, burst,
-				verdicts);
-		BENCH_BARRIER();
-	}
-	return accepted;
+	RETURN_SUM_OF_BURSTS(plain_rx_ud_burst(qp_pkey, qp_qkey, AT(hdrs),
+					       burst, verdicts));
 }
 
 size_t variant_scalar_layout(void)
@@ -173,8 +152,8 @@ uint64_t variant_sse2_rx_ud_burst(ibk_pkey_t qp_pkey, ibk_qkey_t qp_qkey,
 				  size_t burst, uint8_t *verdicts,
 				  uint64_t iters)
 {
-	return rx_ud_bursts(qp_pkey, qp_qkey, hdrs, seq, burst, verdicts,
-			    iters);
+	RETURN_SUM_OF_BURSTS(ibk_rx_ud_burst(qp_pkey, qp_qkey, AT(hdrs), burst,
+					     verdicts));
 }
 #else
 #error "variants.c: build it with IBK_NO_SIMD, IBK__CELL_LOOPS or BENCH_VARIANT_SSE2"
