@@ -1481,25 +1481,36 @@ static inline int ibk__hex_value(char c)
 }
 
 /*
- * Read the run of hex digits at *@sp into *@val and move *@sp past it.
- * Returns the number of digits (0 if none), or IBK_EINVAL if the run is
- * longer than @max_digits.
+ * The length of the NUL-terminated @s, or @max if it is at least that long.
+ * The parsers below read no further, and take a @max longer than any text
+ * they accept: cut there, a longer text is still refused.
  */
-static inline int ibk__hex_field(const char **sp, int max_digits,
-				 uint64_t *val)
+static inline unsigned ibk__text_len(const char *s, unsigned max)
 {
-	const char *s = *sp;
+	unsigned len = 0;
+
+	while (len < max && s[len] != '\0')
+		len++;
+	return len;
+}
+
+/*
+ * Read up to @max_digits hex digits from @s[*@i] on, short of @s[@len], into
+ * *@val and move *@i past them. Returns how many it read; the caller refuses
+ * a longer run by the digit that follows.
+ */
+static inline int ibk__hex_digits(const char *s, unsigned *i, unsigned len,
+				  int max_digits, uint64_t *val)
+{
 	uint64_t v = 0;
 	int digits = 0, d;
 
-	while ((d = ibk__hex_value(*s)) >= 0) {
-		if (digits == max_digits)
-			return IBK_EINVAL;
+	while (digits < max_digits && *i < len &&
+	       (d = ibk__hex_value(s[*i])) >= 0) {
 		v = v << 4 | (uint64_t)d;
 		digits++;
-		s++;
+		(*i)++;
 	}
-	*sp = s;
 	*val = v;
 	return digits;
 }
@@ -1602,18 +1613,17 @@ static inline char *ibk_gid_ntop(const struct ibk_gid *g,
 	groups = best == 0 && (best_len == 6 || (best_len == 5 &&
 			       ibk__load_be16(g->raw + 10) == 0xffff)) ? 6 : 8;
 
-	for (i = 0; i < groups; ) {
-		if (best_len != 0 && i == best) {
-			*p++ = ':';
-			i += best_len;
-			if (i == 8)
+	for (i = 0; i < groups; i++) {
+		if (i >= best && i < best + best_len) {
+			/* The run "::" stands for: a ':' at its start, and
+			 * another at the end if no group follows. */
+			if (i == best || i == 7)
 				*p++ = ':';
 			continue;
 		}
 		if (i != 0)
 			*p++ = ':';
 		p = ibk__put_group(p, ibk__load_be16(g->raw + 2 * i), 1);
-		i++;
 	}
 	if (groups == 6) {
 		*p++ = ':';
@@ -1628,30 +1638,32 @@ static inline char *ibk_gid_ntop(const struct ibk_gid *g,
 }
 
 /*
- * Parse a dotted quad ending the string at @s into @dst, with glibc's
- * inet_pton() rules: exactly four decimal octets of value 0-255, no empty
- * octet, no leading zero ("0" alone is fine, "00" and "01" are not).
+ * Parse the dotted quad from @s[@at] to the end of the @len-long text @s
+ * into *@addr, with glibc's inet_pton() rules: exactly four decimal octets
+ * of value 0-255, no empty octet, no leading zero ("0" alone is fine, "00"
+ * and "01" are not).
  */
-static inline int ibk__ipv4_pton(const char *s, uint8_t dst[4])
+static inline int ibk__ipv4_pton(const char *s, unsigned at, unsigned len,
+				 uint32_t *addr)
 {
-	unsigned i, v;
-	int digits;
+	uint32_t quad = 0, v;
+	unsigned i, digits;
+	int d;
 
 	for (i = 0; i < 4; i++) {
-		if (i != 0 && *s++ != '.')
+		if (i != 0 && (at >= len || s[at++] != '.'))
 			return IBK_EINVAL;
-		for (v = 0, digits = 0; *s >= '0' && *s <= '9'; s++) {
-			if (digits++ != 0 && v == 0)
-				return IBK_EINVAL;
-			v = v * 10 + (unsigned)(*s - '0');
-			if (v > 255)
-				return IBK_EINVAL;
-		}
-		if (digits == 0)
+		for (v = 0, digits = 0; digits < 3 && at < len &&
+		     (d = s[at] - '0') >= 0 && d <= 9; digits++, at++)
+			v = v * 10 + (uint32_t)d;
+		/* A leading zero leaves fewer digits than read: "01" is 1. */
+		if (digits == 0 || v > 255 ||
+		    (digits > 1 && v < (digits == 2 ? 10u : 100u)))
 			return IBK_EINVAL;
-		dst[i] = (uint8_t)v;
+		quad = quad << 8 | v;
 	}
-	return *s == '\0' ? 0 : IBK_EINVAL;
+	*addr = quad;
+	return at == len ? 0 : IBK_EINVAL;
 }
 
 /**
@@ -1673,58 +1685,62 @@ static inline int ibk__ipv4_pton(const char *s, uint8_t dst[4])
  */
 static inline int ibk_gid_pton(const char *text, struct ibk_gid *gid)
 {
-	struct ibk_gid parsed;	/* bytes [0, n) parsed so far */
+	/* Bytes [0, n) parsed so far. Every byte is written before the copy,
+	 * but EVA cannot follow that (tests/frama-c): zeroed first, by two
+	 * stores (GCC -Os makes an initialiser a memcpy() for Cortex-M). */
+	struct ibk_gid parsed;
 	uint8_t *b = parsed.raw;
-	unsigned n = 0, gap = 0, i, tail;
+	unsigned n = 0, gap = 0, i, at = 0, len, field;
 	bool have_gap = false;
-	const char *s = text;
+	uint64_t v;
+	uint32_t quad;
+	int digits;
 
 	if (text == NULL || gid == NULL)
 		return IBK_EINVAL;
-	if (*s == ':' && *++s != ':')	/* a leading ':' only as "::" */
+	ibk__store_be64(b, 0);
+	ibk__store_be64(b + 8, 0);
+	len = ibk__text_len(text, IBK_GID_STRLEN);
+	/* A leading ':' only as "::" */
+	if (text[0] == ':' && text[++at] != ':')
 		return IBK_EINVAL;
 	for (;;) {
-		const char *field = s;
-		uint64_t v;
-		int digits = ibk__hex_field(&s, 4, &v);
-
-		if (digits < 0)
-			return IBK_EINVAL;
-		if (*s == '.') {
-			if (n > 12 || ibk__ipv4_pton(field, b + n) != 0)
-				return IBK_EINVAL;
-			n += 4;
+		field = at;
+		digits = ibk__hex_digits(text, &at, len, 4, &v);
+		if (at < len && text[at] == '.')
 			break;
-		}
 		if (digits == 0) {
 			/* Empty text, or the end or middle of a "::". */
-			if (*s == '\0')
+			if (at >= len)
 				break;
-			if (*s != ':' || have_gap)
+			if (text[at++] != ':' || have_gap)
 				return IBK_EINVAL;
 			have_gap = true;
 			gap = n;
-			s++;
 			continue;
 		}
 		if (n == 16)
 			return IBK_EINVAL;
 		ibk__store_be16(b + n, (uint16_t)v);
 		n += 2;
-		if (*s == '\0')
+		if (at >= len)
 			break;
-		if (*s != ':' || *++s == '\0')	/* no trailing single ':' */
+		if (text[at++] != ':' || at == len)	/* no trailing ':' */
 			return IBK_EINVAL;
+	}
+	if (at < len) {		/* at a '.': the field starts a dotted quad */
+		if (n > 12 || ibk__ipv4_pton(text, field, len, &quad) != 0)
+			return IBK_EINVAL;
+		ibk__store_be32(b + n, quad);
+		n += 4;
 	}
 
 	if (have_gap) {
 		if (n == 16)		/* "::" must stand for a zero group */
 			return IBK_EINVAL;
-		tail = n - gap;
-		for (i = 1; i <= tail; i++)
-			b[16 - i] = b[n - i];
-		for (i = gap; i < 16 - tail; i++)
-			b[i] = 0;
+		/* From the end down to it: the groups after it, then zeros. */
+		for (i = 16; i > gap; i--)
+			b[i - 1] = n > gap ? b[--n] : 0;
 	} else if (n != 16) {
 		return IBK_EINVAL;
 	}
@@ -1821,26 +1837,26 @@ static inline char *ibk_guid_ntop_colon(ibk_guid_t guid,
  */
 static inline int ibk_guid_pton(const char *text, ibk_guid_t *guid)
 {
-	const char *s = text;
 	uint64_t v = 0, group;
-	unsigned i;
+	unsigned i, at = 0, len;
 
 	if (text == NULL || guid == NULL)
 		return IBK_EINVAL;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		if (ibk__hex_field(&s, 16, &v) < 1)
+	len = ibk__text_len(text, IBK_GUID_STRLEN);
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		at = 2;
+		if (ibk__hex_digits(text, &at, len, 16, &v) < 1)
 			return IBK_EINVAL;
 	} else {
 		for (i = 0; i < 4; i++) {
-			if (i != 0 && *s++ != ':')
+			if (i != 0 && (at >= len || text[at++] != ':'))
 				return IBK_EINVAL;
-			if (ibk__hex_field(&s, 4, &group) != 4)
+			if (ibk__hex_digits(text, &at, len, 4, &group) != 4)
 				return IBK_EINVAL;
 			v = v << 16 | group;
 		}
 	}
-	if (*s != '\0')
+	if (at != len)
 		return IBK_EINVAL;
 	*guid = v;
 	return 0;

@@ -130,6 +130,9 @@
 #endif
 
 #include "ib_keys.h"
+#ifdef __FRAMAC__
+#include "__fc_builtin.h"	/* see ibk__word_offset() */
+#endif
 
 /* ------------------------------------------------------------------------
  * Atomics port
@@ -1142,8 +1145,13 @@ struct ibk__table {
 #define IBK__UNREADABLE		(IBK__NOT_READY | IBK__BLOCKED)
 #define IBK__STATE_SHIFT	8
 
-#define IBK__SLOT_INDEX(word)	((word) & 0xffffu)
-#define IBK__SLOT_KEY(word)	((word) >> 16)
+/* A slot's word: an entry's index and its key (a P_Key, a GID's tag),
+ * never 0, which marks an empty slot. The index is the high half, so that
+ * an analyser bounding each value by an interval bounds every slot's
+ * index by the capacity. */
+#define IBK__SLOT_WORD(index, key)	((uint32_t)(index) << 16 | (key))
+#define IBK__SLOT_INDEX(word)		((word) >> 16)
+#define IBK__SLOT_KEY(word)		((word) & 0xffffu)
 
 static inline bool ibk__state_readable(uint32_t state)
 {
@@ -1219,20 +1227,25 @@ static inline int ibk__table_readable(const struct ibk__table *h, unsigned c)
 	return ibk__unreadable_error(ibk__table_unreadable(h, c));
 }
 
-/* Splits @slot_count slots between the copies: each uses @min_slots, or
- * the largest power of two up to @max_slots that fits in its half (a lower
- * load factor). */
+/* Splits @slot_count slots between the copies: each uses the fewest for
+ * @capacity entries, half full (IBK_HASH_SLOTS_MIN() / 2, but at most
+ * @max_slots), or the largest power of two up to @max_slots that fits in
+ * its half (a lower load factor). */
 static inline int ibk__table_init(struct ibk__table *h, uint32_t capacity,
 				  struct ibk_hash_slot *slots,
-				  uint32_t slot_count, uint32_t min_slots,
-				  uint32_t max_slots)
+				  uint32_t slot_count, uint32_t max_slots)
 {
-	uint32_t n, log2 = 0, i, status;
+	uint32_t n, min_slots = 1, log2 = 0, i, status;
 
-	if (!h || !slots)
+	if (!slots)
 		return IBK_EINVAL;
-	if (capacity == 0 || capacity > IBK_TABLE_MAX_CAPACITY ||
-	    slot_count / 2 < min_slots)
+	if (capacity == 0 || capacity > IBK_TABLE_MAX_CAPACITY)
+		return IBK_ERANGE;
+	while (min_slots < 2 * capacity)
+		min_slots *= 2;
+	if (min_slots > max_slots)
+		min_slots = max_slots;
+	if (slot_count / 2 < min_slots)
 		return IBK_ERANGE;
 	for (n = min_slots; n <= slot_count / 4 && n < max_slots; n *= 2)
 		;
@@ -1414,11 +1427,12 @@ typedef uint32_t ibk__word_t;
 /*
  * @p as an address the compiler cannot trace back to an object, as Linux's
  * OPTIMIZER_HIDE_VAR() does: for a short array it knows, GCC would warn
- * (-Warray-bounds) of the word loop that ibk__bulk_split() gives no words.
+ * (-Warray-bounds) of the word loop that ibk__bulk_head() gives no words.
+ * Frama-C (__FRAMAC__) reads the asm as writing any address: it gets @p.
  */
 static inline const void *ibk__hide(const void *p)
 {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__FRAMAC__)
 	__asm__("" : "+r"(p));
 #endif
 	return p;
@@ -1434,53 +1448,67 @@ struct IBK__MAY_ALIAS ibk__plain_word {
 	ibk__word_t v;
 };
 
+/* The word at byte @at of @base, and of a @base to read only. */
+#define IBK__WORD_AT(base, at) \
+	((struct ibk__word *)(void *)((char *)(base) + (at)))
+#define IBK__CONST_WORD_AT(base, at) \
+	((const struct ibk__word *)(const void *)((const char *)(base) + (at)))
+
 #define IBK__BULK_STEP 8u
 
-/* How a bulk loop over @n cells splits (see ibk__bulk_split()). */
-struct ibk__bulk {
-	size_t head;		/* cells one at a time, from the first */
-	size_t words;		/* then whole words */
-	size_t tail;		/* then cells one at a time from this one */
-};
-
-/* log2 of a cell's size, 2 or 4 bytes, for ibk__bulk_split(). */
-#define IBK__CELL_SHIFT(cell)	(sizeof(cell) == 2 ? 1u : 2u)
+/* log2 of a cell's size, 2 or 4 bytes, for ibk__bulk_head(): half the
+ * size, for those two. */
+#define IBK__CELL_SHIFT(cell)	((unsigned)sizeof(cell) / 2u)
 
 /*
- * Writer side: the split of a loop over @n cells of 2^@shift bytes written
- * at @to and read at @from (@to again for a clear): cells up to @to's
- * first word boundary, then whole words, then the rest; no words if @to
- * and @from are not aligned alike, @to is not aligned to a cell, or words
- * may not alias cells. Shifts, not divisions by a cell size: a core
- * without a divide instruction (Cortex-M0) would call a library for them.
+ * Where @p lies in its word: the low bits of its address. Frama-C's EVA
+ * keeps an address symbolic and knows none of its bits: there it is any
+ * offset a word has, so the analysis covers the split of every address.
  */
-static inline struct ibk__bulk ibk__bulk_split(const void *to,
-					       const void *from,
-					       size_t n, unsigned shift)
+static inline unsigned ibk__word_offset(const void *p)
 {
-	struct ibk__bulk b = { n, 0, n };
-	size_t skip;
-
-	if (!IBK__WORDS ||
-	    ((uintptr_t)to & (((uintptr_t)1 << shift) - 1)) != 0 ||
-	    ((uintptr_t)to ^ (uintptr_t)from) % IBK__WORD_BYTES != 0)
-		return b;
-	skip = (size_t)(0u - (uintptr_t)to) % IBK__WORD_BYTES >> shift;
-	if (skip >= n)
-		return b;
-	b.head = skip;
-	b.words = ((n - skip) << shift) / IBK__WORD_BYTES;
-	b.tail = skip + (b.words * IBK__WORD_BYTES >> shift);
-	return b;
+#ifdef __FRAMAC__
+	return Frama_C_unsigned_int_interval(0, IBK__WORD_BYTES - 1);
+#else
+	return (unsigned)((uintptr_t)p & (IBK__WORD_BYTES - 1));
+#endif
 }
 
-/* Writer side: @n words from @to hold 0. */
-static inline void ibk__words_clear(void *to, size_t n)
+/*
+ * Writer side: a bulk loop over @n cells of 2^@shift bytes, written at @to
+ * and read at @from (@to again for a clear), takes this many cells one at
+ * a time, up to @to's first word boundary; then whole words while one
+ * fits below cell @n (ibk__words_clear(), ibk__words_copy()), then the
+ * rest one at a time. All @n, so no words, if @to and @from are not
+ * aligned alike, @to is not aligned to a cell, or words may not alias
+ * cells. Shifts, not divisions by a cell size: a core without a divide
+ * instruction (Cortex-M0) would call a library for them.
+ */
+static inline size_t ibk__bulk_head(const void *to, const void *from,
+				    size_t n, unsigned shift)
 {
-	struct ibk__word *w = (struct ibk__word *)to;
-	const ibk__word_t zero = 0;
+	unsigned at = ibk__word_offset(to);
+	size_t skip;
 
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP, w += IBK__BULK_STEP) {
+#if !IBK__WORDS
+	return n;
+#endif
+	if ((at & ((1u << shift) - 1)) != 0 || at != ibk__word_offset(from))
+		return n;
+	skip = (IBK__WORD_BYTES - at) % IBK__WORD_BYTES >> shift;
+	return skip < n ? skip : n;
+}
+
+/* Writer side: from byte @at of @to, whole words hold 0 while one fits
+ * below byte @end; returns the byte they stop at. */
+static inline size_t ibk__words_clear(void *to, size_t at, size_t end)
+{
+	const size_t step = IBK__BULK_STEP * IBK__WORD_BYTES;
+	const ibk__word_t zero = 0;
+	struct ibk__word *w;
+
+	for (; end >= step && at <= end - step; at += step) {
+		w = IBK__WORD_AT(to, at);
 		ibk__store(&w[0].v, zero, relaxed);
 		ibk__store(&w[1].v, zero, relaxed);
 		ibk__store(&w[2].v, zero, relaxed);
@@ -1490,18 +1518,24 @@ static inline void ibk__words_clear(void *to, size_t n)
 		ibk__store(&w[6].v, zero, relaxed);
 		ibk__store(&w[7].v, zero, relaxed);
 	}
-	for (; n > 0; n--, w++)
-		ibk__store(&w->v, zero, relaxed);
+	for (; at + IBK__WORD_BYTES <= end; at += IBK__WORD_BYTES)
+		ibk__store(&IBK__WORD_AT(to, at)->v, zero, relaxed);
+	return at;
 }
 
-/* Writer side: @n words from @to take the values of those from @from. */
-static inline void ibk__words_copy(void *to, const void *from, size_t n)
+/* Writer side: from byte @at on, whole words of @to take the values of
+ * those of @from while one fits below byte @end; returns the byte they
+ * stop at. */
+static inline size_t ibk__words_copy(void *to, const void *from, size_t at,
+				     size_t end)
 {
-	struct ibk__word *w = (struct ibk__word *)to;
-	const struct ibk__word *f = (const struct ibk__word *)from;
+	const size_t step = IBK__BULK_STEP * IBK__WORD_BYTES;
+	const struct ibk__word *f;
+	struct ibk__word *w;
 
-	for (; n >= IBK__BULK_STEP; n -= IBK__BULK_STEP,
-	     w += IBK__BULK_STEP, f += IBK__BULK_STEP) {
+	for (; end >= step && at <= end - step; at += step) {
+		w = IBK__WORD_AT(to, at);
+		f = IBK__CONST_WORD_AT(from, at);
 		ibk__store(&w[0].v, ibk__load(&f[0].v, relaxed), relaxed);
 		ibk__store(&w[1].v, ibk__load(&f[1].v, relaxed), relaxed);
 		ibk__store(&w[2].v, ibk__load(&f[2].v, relaxed), relaxed);
@@ -1511,20 +1545,24 @@ static inline void ibk__words_copy(void *to, const void *from, size_t n)
 		ibk__store(&w[6].v, ibk__load(&f[6].v, relaxed), relaxed);
 		ibk__store(&w[7].v, ibk__load(&f[7].v, relaxed), relaxed);
 	}
-	for (; n > 0; n--, w++, f++)
-		ibk__store(&w->v, ibk__load(&f->v, relaxed), relaxed);
+	for (; at + IBK__WORD_BYTES <= end; at += IBK__WORD_BYTES)
+		ibk__store(&IBK__WORD_AT(to, at)->v,
+			   ibk__load(&IBK__CONST_WORD_AT(from, at)->v, relaxed),
+			   relaxed);
+	return at;
 }
 
 /* Writer side: @n slots from @to empty. */
 static inline void ibk__slots_clear(struct ibk_hash_slot *to, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
+	const unsigned shift = IBK__CELL_SHIFT(*to);
+	size_t head = ibk__bulk_head(to, to, n, shift);
 	size_t i;
 
-	for (i = 0; i < b.head; i++)
+	for (i = 0; i < head; i++)
 		ibk__store(&to[i].word, 0u, relaxed);
-	ibk__words_clear(to + b.head, b.words);
-	for (i = b.tail; i < n; i++)
+	i = ibk__words_clear(to, head << shift, (size_t)n << shift) >> shift;
+	for (; i < n; i++)
 		ibk__store(&to[i].word, 0u, relaxed);
 }
 
@@ -1533,14 +1571,16 @@ static inline void ibk__slots_copy(struct ibk_hash_slot *to,
 				   const struct ibk_hash_slot *from,
 				   uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
+	const unsigned shift = IBK__CELL_SHIFT(*to);
+	size_t head = ibk__bulk_head(to, from, n, shift);
 	size_t i;
 
-	for (i = 0; i < b.head; i++)
+	for (i = 0; i < head; i++)
 		ibk__store(&to[i].word, ibk__load(&from[i].word, relaxed),
 			   relaxed);
-	ibk__words_copy(to + b.head, from + b.head, b.words);
-	for (i = b.tail; i < n; i++)
+	i = ibk__words_copy(to, from, head << shift,
+			    (size_t)n << shift) >> shift;
+	for (; i < n; i++)
 		ibk__store(&to[i].word, ibk__load(&from[i].word, relaxed),
 			   relaxed);
 }
@@ -1565,6 +1605,14 @@ static inline void ibk__hash_insert(struct ibk__table *h, unsigned c,
 	ibk__store(&slots[pos].word, word, relaxed);
 }
 
+/* How far slot @to lies past slot @from, round an index of @mask + 1
+ * slots (a power of two, 2^16 or fewer). */
+static inline uint32_t ibk__hash_distance(uint32_t from, uint32_t to,
+					  uint32_t mask)
+{
+	return (to + mask + 1 - from) & mask;
+}
+
 /*
  * Writer side: empties slot @hole without tombstones, by moving back each
  * later word of the run that may live there: one whose home is not
@@ -1586,8 +1634,8 @@ static inline void ibk__hash_remove(struct ibk__table *h, unsigned c,
 		word = ibk__load(&slots[pos].word, relaxed);
 		if (word == 0)
 			break;
-		if (((pos - home(table, c, word)) & mask) >=
-		    ((pos - hole) & mask)) {
+		if (ibk__hash_distance(home(table, c, word), pos, mask) >=
+		    ibk__hash_distance(hole, pos, mask)) {
 			ibk__store(&slots[hole].word, word, relaxed);
 			hole = pos;
 		}
@@ -1667,6 +1715,21 @@ struct ibk_pkey_ref {
 	ibk_pkey_t pkey;
 };
 
+/*
+ * The low 32 bits of @key x @mul: the product of Fibonacci hashing, which
+ * wraps on purpose. Frama-C's EVA (__FRAMAC__) takes it from a 64-bit
+ * product, which does not wrap: past an unsigned overflow alarm it would
+ * go on with only the products that do not wrap, a few home slots.
+ */
+static inline uint32_t ibk__hash_product(uint32_t key, uint32_t mul)
+{
+#ifdef __FRAMAC__
+	return (uint32_t)((uint64_t)key * mul & 0xffffffffu);
+#else
+	return key * mul;
+#endif
+}
+
 /* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
 #define IBK__PKEY_DIRECT_MUL (1u << 17)
 
@@ -1680,7 +1743,7 @@ struct ibk_pkey_ref {
 static inline uint32_t ibk__pkey_hash(ibk_pkey_t pkey, uint32_t mul,
 				      uint32_t shift)
 {
-	return ((uint32_t)ibk_pkey_base(pkey) * mul) >> shift;
+	return ibk__hash_product(ibk_pkey_base(pkey), mul) >> shift;
 }
 
 /* @t's home slot for @pkey (see ibk__pkey_hash()). */
@@ -1844,7 +1907,7 @@ static inline void ibk__pkey_unindex(const struct ibk__pkey_writer *w,
 		if (next != index)
 			ibk__pkey_set_link(w, next, IBK__PKEY_PREV, prev);
 	} else if (next != index) {	/* the next index heads */
-		ibk__store(&w->slots[pos].word, (uint32_t)pkey << 16 | next,
+		ibk__store(&w->slots[pos].word, IBK__SLOT_WORD(next, pkey),
 			   relaxed);
 	} else {
 		ibk__hash_remove(&w->t->hdr, w->c, pos, w->t,
@@ -1896,7 +1959,7 @@ static inline void ibk__pkey_take_slot(const struct ibk__pkey_writer *w,
 static inline void ibk__pkey_index(const struct ibk__pkey_writer *w,
 				   uint32_t index, ibk_pkey_t pkey)
 {
-	uint32_t word = (uint32_t)pkey << 16 | index, old;
+	uint32_t word = IBK__SLOT_WORD(index, pkey), old;
 	uint32_t pos = ibk__pkey_seek(w, pkey, &old);
 
 	if (IBK__SLOT_KEY(old) != pkey) {
@@ -1923,40 +1986,63 @@ static inline void ibk__pkey_set_links(const struct ibk__pkey_writer *w,
  * Writer side, as a build starts: entries 0..@n-1 are chains of their own
  * in both copies, each next link naming the entry itself, so that the
  * build links only the entries whose keys repeat. Whole words where the
- * entries' link pairs align (see ibk__bulk_split()): from one word to the
+ * entries' link pairs align (see ibk__bulk_head()): from one word to the
  * next every pair's cells count up by the pairs a word holds, so a word
  * is the one before plus that in each cell; the first word is stored cell
- * by cell and loaded back, so it comes in the host's byte order.
+ * by cell and loaded back, so it comes in the host's byte order. No cell
+ * carries into the next: each counts up to an index, below 65536. Returns
+ * the entry the words stopped at; needs a whole word from @head.
  */
+static inline size_t ibk__pkey_links_words(const struct ibk__pkey_writer *w,
+					   struct ibk_pkey_cell *pairs,
+					   size_t head, uint32_t n)
+{
+	const unsigned shift = IBK__CELL_SHIFT(*pairs) + 1;
+	const size_t per = IBK__WORD_BYTES >> shift;
+	const ibk__word_t step = (ibk__word_t)~(ibk__word_t)0 / 0xffffu * per;
+	const size_t end = (size_t)n << shift;
+	size_t i, at;
+	ibk__word_t v;
+
+	for (i = 0; i < head + per; i++)
+		ibk__pkey_set_links(w, (uint32_t)i, IBK__PKEY_NEXT, (uint32_t)i);
+	v = ibk__load(&IBK__WORD_AT(pairs, head << shift)->v, relaxed);
+	for (at = (head + per) << shift;
+	     end >= 4 * IBK__WORD_BYTES && at <= end - 4 * IBK__WORD_BYTES;
+	     at += 4 * IBK__WORD_BYTES) {
+		ibk__store(&IBK__WORD_AT(pairs, at)[0].v, v + step, relaxed);
+		ibk__store(&IBK__WORD_AT(pairs, at)[1].v, v + 2 * step, relaxed);
+		ibk__store(&IBK__WORD_AT(pairs, at)[2].v, v + 3 * step, relaxed);
+		ibk__store(&IBK__WORD_AT(pairs, at)[3].v, v + 4 * step, relaxed);
+		v += 4 * step;
+	}
+	for (; at + IBK__WORD_BYTES <= end; at += IBK__WORD_BYTES) {
+		v += step;
+		ibk__store(&IBK__WORD_AT(pairs, at)->v, v, relaxed);
+	}
+	return at >> shift;
+}
+
+/* Writer side: entries 0..@n-1 are chains of their own in both copies
+ * (see ibk__pkey_links_words()), in words where they align. */
 static inline void ibk__pkey_links_self(const struct ibk__pkey_writer *w,
 					uint32_t n)
 {
 	struct ibk_pkey_cell *pairs = ibk__pkey_link_pair(w, 0, IBK__PKEY_NEXT);
-	struct ibk__bulk b = ibk__bulk_split(pairs, pairs, n,
-					     IBK__CELL_SHIFT(*pairs) + 1);
-	struct ibk__word *word = (struct ibk__word *)(void *)
-				 (pairs + 2 * b.head);
-	const size_t per = IBK__WORD_BYTES / (2 * sizeof(*pairs));
-	const ibk__word_t step = (ibk__word_t)~(ibk__word_t)0 / 0xffffu * per;
-	ibk__word_t v;
-	size_t i;
+	const unsigned shift = IBK__CELL_SHIFT(*pairs) + 1;
+	size_t head = ibk__bulk_head(pairs, pairs, n, shift);
+	size_t i = 0;
 
-	for (i = 0; i < b.head + (b.words ? per : 0); i++)
-		ibk__pkey_set_links(w, (uint32_t)i, IBK__PKEY_NEXT, (uint32_t)i);
-	if (b.words) {
-		v = ibk__load(&word[0].v, relaxed);
-		for (i = 1; i + 4 <= b.words; i += 4, v += 4 * step) {
-			ibk__store(&word[i].v, v + step, relaxed);
-			ibk__store(&word[i + 1].v, v + 2 * step, relaxed);
-			ibk__store(&word[i + 2].v, v + 3 * step, relaxed);
-			ibk__store(&word[i + 3].v, v + 4 * step, relaxed);
-		}
-		for (; i < b.words; i++) {
-			v += step;
-			ibk__store(&word[i].v, v, relaxed);
-		}
-	}
-	for (i = b.tail; i < n; i++)
+#ifndef __FRAMAC__
+	/* Frama-C's EVA would read a word it added to as any cells, and the
+	 * build would then follow links to any index: there the pairs go one
+	 * at a time, as they do in an IBK__CELL_LOOPS build */
+	if (head + (IBK__WORD_BYTES >> shift) <= n)
+		i = ibk__pkey_links_words(w, pairs, head, n);
+#else
+	(void)head;
+#endif
+	for (; i < n; i++)
 		ibk__pkey_set_links(w, (uint32_t)i, IBK__PKEY_NEXT, (uint32_t)i);
 }
 
@@ -1978,7 +2064,7 @@ static inline uint32_t ibk__pkey_build_head(const struct ibk__pkey_writer *w,
 		ibk__pkey_set_links(w, next, IBK__PKEY_PREV, index);
 		ibk__pkey_set_links(w, index, IBK__PKEY_NEXT, next);
 	}
-	return (uint32_t)pkey << 16 | index;
+	return IBK__SLOT_WORD(index, pkey);
 }
 
 /* Writer side: the index of @w's copy holds the keys @pkeys of entries
@@ -2053,15 +2139,16 @@ static inline void ibk__pkey_build_direct(const struct ibk__pkey_writer *w,
  * ibk__slots_clear() (the invalid key is 0). */
 static inline void ibk__pkey_cells_clear(struct ibk_pkey_cell *to, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, to, n, IBK__CELL_SHIFT(*to));
+	const unsigned shift = IBK__CELL_SHIFT(*to);
 	const uint16_t none = (uint16_t)IBK_PKEY_INVALID;
+	size_t head = ibk__bulk_head(to, to, n, shift);
 	size_t i;
 
 	IBK__STATIC_ASSERT(IBK_PKEY_INVALID == 0, "a cleared word is empty");
-	for (i = 0; i < b.head; i++)
+	for (i = 0; i < head; i++)
 		ibk__store(&to[i].pkey, none, relaxed);
-	ibk__words_clear(to + b.head, b.words);
-	for (i = b.tail; i < n; i++)
+	i = ibk__words_clear(to, head << shift, (size_t)n << shift) >> shift;
+	for (; i < n; i++)
 		ibk__store(&to[i].pkey, none, relaxed);
 }
 
@@ -2071,14 +2158,16 @@ static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 					const struct ibk_pkey_cell *from,
 					uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, from, n, IBK__CELL_SHIFT(*to));
+	const unsigned shift = IBK__CELL_SHIFT(*to);
+	size_t head = ibk__bulk_head(to, from, n, shift);
 	size_t i;
 
-	for (i = 0; i < b.head; i++)
+	for (i = 0; i < head; i++)
 		ibk__store(&to[i].pkey, ibk__load(&from[i].pkey, relaxed),
 			   relaxed);
-	ibk__words_copy(to + b.head, from + b.head, b.words);
-	for (i = b.tail; i < n; i++)
+	i = ibk__words_copy(to, from, head << shift,
+			    (size_t)n << shift) >> shift;
+	for (; i < n; i++)
 		ibk__store(&to[i].pkey, ibk__load(&from[i].pkey, relaxed),
 			   relaxed);
 }
@@ -2088,24 +2177,30 @@ static inline void ibk__pkey_cells_copy(struct ibk_pkey_cell *to,
 static inline void ibk__pkey_cells_put(struct ibk_pkey_cell *to,
 				       const ibk_pkey_t *pkeys, uint32_t n)
 {
-	struct ibk__bulk b = ibk__bulk_split(to, pkeys, n,
-					     IBK__CELL_SHIFT(*to));
-	const struct ibk__plain_word *f = (const struct ibk__plain_word *)
-					  ibk__hide(pkeys + b.head);
-	struct ibk__word *w = (struct ibk__word *)(void *)(to + b.head);
-	size_t i;
+	const unsigned shift = IBK__CELL_SHIFT(*to);
+	const size_t end = (size_t)n << shift;
+	const char *from = (const char *)ibk__hide(pkeys);
+	size_t head = ibk__bulk_head(to, pkeys, n, shift);
+	size_t i, at;
 
-	for (i = 0; i < b.head; i++)
+#define IBK__PUT_WORD(k) \
+	ibk__store(&IBK__WORD_AT(to, at)[k].v, \
+		   ((const struct ibk__plain_word *)(const void *) \
+		    (from + at))[k].v, relaxed)
+	for (i = 0; i < head; i++)
 		ibk__store(&to[i].pkey, pkeys[i], relaxed);
-	for (i = 0; i + 4 <= b.words; i += 4) {
-		ibk__store(&w[i].v, f[i].v, relaxed);
-		ibk__store(&w[i + 1].v, f[i + 1].v, relaxed);
-		ibk__store(&w[i + 2].v, f[i + 2].v, relaxed);
-		ibk__store(&w[i + 3].v, f[i + 3].v, relaxed);
+	for (at = head << shift;
+	     end >= 4 * IBK__WORD_BYTES && at <= end - 4 * IBK__WORD_BYTES;
+	     at += 4 * IBK__WORD_BYTES) {
+		IBK__PUT_WORD(0);
+		IBK__PUT_WORD(1);
+		IBK__PUT_WORD(2);
+		IBK__PUT_WORD(3);
 	}
-	for (; i < b.words; i++)
-		ibk__store(&w[i].v, f[i].v, relaxed);
-	for (i = b.tail; i < n; i++)
+	for (; at + IBK__WORD_BYTES <= end; at += IBK__WORD_BYTES)
+		IBK__PUT_WORD(0);
+#undef IBK__PUT_WORD
+	for (i = at >> shift; i < n; i++)
 		ibk__store(&to[i].pkey, pkeys[i], relaxed);
 }
 
@@ -2190,7 +2285,6 @@ static inline int ibk_pkey_table_init(struct ibk_pkey_table *t,
 	if (!t || !cells)
 		return IBK_EINVAL;
 	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK_PKEY_HASH_SLOTS_MIN(capacity) / 2u,
 			     IBK__PKEY_MAX_COPY_SLOTS);
 	if (rc != IBK_OK)
 		return rc;
@@ -2447,7 +2541,7 @@ static inline int ibk_pkey_table_ref_get(const struct ibk_pkey_table *t,
 	got = ibk__pkey_get(t, index);
 	ref->generation = got.generation;	/* NEVER on an error */
 	if (got.rc == IBK_OK) {
-		ref->index = (uint16_t)index;
+		ref->index = (uint16_t)(index & 0xffffu);	/* < 65536 */
 		ref->pkey = got.pkey;
 	}
 	return got.rc;
@@ -2853,6 +2947,22 @@ static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
  * hash. Two GIDs meet on one key only if the prefixes differ exactly as
  * the rotated interface ids do.
  */
+/*
+ * Bits 32..63 of @key x 2^64/phi, which wraps on purpose, from products
+ * of 32-bit halves, none of which wraps: what ibk__gid_hash() computes
+ * under Frama-C's EVA (__FRAMAC__), which past an unsigned overflow alarm
+ * would go on with only the keys whose product does not wrap, 0 and 1.
+ * test_tables.c checks it against the 64-bit product.
+ */
+static inline uint32_t ibk__gid_product_parts(uint64_t key)
+{
+	const uint64_t lo = 0x7f4a7c15u, hi = 0x9e3779b9u;
+	const uint64_t k_lo = key & 0xffffffffu, k_hi = key >> 32;
+
+	return (uint32_t)(((k_lo * lo >> 32) + (k_lo * hi & 0xffffffffu) +
+			   (k_hi * lo & 0xffffffffu)) & 0xffffffffu);
+}
+
 #if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
 /* Cortex-M0/M0+/M23 have no 32x32->64 multiply: a 64-bit product would
  * call __aeabi_lmul. Each word times its own odd constant, then a murmur3
@@ -2883,7 +2993,11 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 	uint64_t iid = (uint64_t)w[3] << 32 | w[2];
 	uint64_t key = ibk__gid_swap64(iid ^ (prefix << 32 | prefix >> 32));
 
+#ifdef __FRAMAC__
+	return ibk__gid_product_parts(key);	/* see there */
+#else
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+#endif
 }
 #endif
 
@@ -3158,7 +3272,7 @@ static inline void ibk__gid_unindex(struct ibk_gid_table *t, unsigned c,
 	if (head == index) {
 		ibk__hash_remove(&t->hdr, c, at[j], t, ibk__gid_word_home);
 	} else if (head != IBK__SLOT_INDEX(word[j])) {
-		word[j] = (word[j] & 0xffff0000u) | head;
+		word[j] = IBK__SLOT_WORD(head, IBK__SLOT_KEY(word[j]));
 		ibk__gid_slots_put(t, c, at, word, k);
 	}
 }
@@ -3178,11 +3292,11 @@ static inline void ibk__gid_index(struct ibk_gid_table *t, unsigned c,
 	if (j == k) {
 		ibk__gid_link_set(t, c, index, index, index);
 		at[k] = at[IBK__GID_TYPES];
-		word[k++] = ibk__gid_tag(hash) << 16 | index;
+		word[k++] = IBK__SLOT_WORD(index, ibk__gid_tag(hash));
 	} else {
-		word[j] = (word[j] & 0xffff0000u) |
-			  ibk__gid_chain_add(t, c, IBK__SLOT_INDEX(word[j]),
-					     index);
+		word[j] = IBK__SLOT_WORD(ibk__gid_chain_add(t, c,
+						IBK__SLOT_INDEX(word[j]), index),
+					 IBK__SLOT_KEY(word[j]));
 	}
 	ibk__gid_slots_put(t, c, at, word, k);
 }
@@ -3255,7 +3369,7 @@ static inline void ibk__gid_append(const struct ibk__gid_build *b,
 		return;
 	}
 	ibk__store(&b->cells[index].link, index << 16 | index, relaxed);
-	ibk__store(&b->slots[pos].word, tag << 16 | index, relaxed);
+	ibk__store(&b->slots[pos].word, IBK__SLOT_WORD(index, tag), relaxed);
 }
 
 /* Writer side: builds copy @c's hash index and chains afresh from its
@@ -3313,9 +3427,8 @@ static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
 	IBK__STATIC_ASSERT(sizeof(struct ibk_gid_cell) % 8 == 0,
 			   "a GID cell is a whole number of bulk words");
 	if (IBK__WORDS &&
-	    ((uintptr_t)cells | (uintptr_t)from) % IBK__WORD_BYTES == 0) {
-		ibk__words_copy(cells, from,
-				n * sizeof(*cells) / IBK__WORD_BYTES);
+	    (ibk__word_offset(cells) | ibk__word_offset(from)) == 0) {
+		(void)ibk__words_copy(cells, from, 0, n * sizeof(*cells));
 		i = n;
 	}
 	for (; i < n; i++) {
@@ -3415,8 +3528,7 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 
 	if (!t || !cells)
 		return IBK_EINVAL;
-	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count,
-			     IBK_HASH_SLOTS_MIN(capacity) / 2u, 1u << 31);
+	rc = ibk__table_init(&t->hdr, capacity, slots, slot_count, 1u << 31);
 	if (rc != IBK_OK)
 		return rc;
 	t->cells[0] = cells;

@@ -864,6 +864,45 @@ static void check_gid_key(struct check *c, uint32_t cap,
 	}
 }
 
+/*
+ * The GID hash's product, which wraps on purpose, as Frama-C's EVA computes
+ * it (ibk__gid_product_parts(), from 32-bit halves that do not wrap):
+ * against the top half of the low 64 bits of the 128-bit product where the
+ * compiler has one, else of C's 64-bit product, over edges and random keys.
+ */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 test_u128;
+#endif
+
+static void test_gid_product_parts(void)
+{
+	static const uint64_t edges[] = {
+		0, 1, 0xffffffffu, 0x100000000ull, 0x8000000000000000ull,
+		0xffffffffffffffffull, 0x9e3779b97f4a7c15ull,
+	};
+	const uint64_t phi = 0x9e3779b97f4a7c15ull;
+	const unsigned nedges = sizeof(edges) / sizeof(edges[0]);
+	unsigned long bad = 0;
+	uint32_t got, want;
+	uint64_t key;
+	unsigned i;
+
+	for (i = 0; i < 1000000; i++) {
+		key = i < nedges ? edges[i] : test_rng64();
+#ifdef __SIZEOF_INT128__
+		want = (uint32_t)((test_u128)key * phi >> 32);
+#else
+		want = (uint32_t)(key * phi >> 32);
+#endif
+		got = ibk__gid_product_parts(key);
+		if (got != want)
+			tap_diag_first(&bad, "key 0x%016" PRIx64 ": 0x%08" PRIx32
+				       ", not 0x%08" PRIx32, key, got, want);
+	}
+	tap_ok(bad == 0, "GID hash: the product by parts EVA takes is bits "
+	       "32..63 of key x 2^64/phi, 1000000 keys and the edges");
+}
+
 static void test_gid_find_model(uint32_t cap, unsigned tables, unsigned sets,
 				unsigned queries, unsigned slot_mult)
 {
@@ -3075,6 +3114,7 @@ int main(void)
 	test_pkey_find_exhaustive();
 	test_pkey_refill_offsets();
 	test_gid_basics();
+	test_gid_product_parts();
 	test_gid_find_model(1, 2000, 4, 8, 1);
 	test_gid_find_model(2, 2000, 4, 8, 1);
 	test_gid_find_model(3, 2000, 8, 8, 1);

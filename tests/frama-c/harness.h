@@ -52,9 +52,10 @@ static inline bool any_bool(void)
 	return Frama_C_interval(0, 1) != 0;
 }
 
-/* Every value of an enum from @lo to @hi, and two invalid ones past it. */
+/* Every value of an enum from @lo to @hi, and invalid ones: two past it,
+ * and the one below it if that is not negative. */
 #define ANY_ENUM(type, lo, hi)						\
-	((type)Frama_C_interval((int)(lo), (int)(hi) + 2))
+	((type)Frama_C_interval((int)(lo) - ((int)(lo) > 0), (int)(hi) + 2))
 
 /* Any bytes in the whole of @x (an object, not a pointer). */
 #define UNKNOWN(x) Frama_C_make_unknown((char *)&(x), sizeof(x))

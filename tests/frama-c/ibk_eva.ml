@@ -1,8 +1,10 @@
 (* SPDX-License-Identifier: MIT *)
 (* ibk_eva.ml - loaded into frama-c after EVA (tests/frama-c/run): for
    each function EVA analysed, one line "function NAME REACHED TOTAL" over
-   its statements, one "unreached NAME FILE:LINE" per statement EVA never
-   reached, and one "alarm NAME FILE:LINE KIND" per alarm it emitted.
+   its statements, one "unreached NAME FILE:LINE ID" per statement EVA
+   never reached (ID: a hash of the statement's text, which tells apart
+   the statements of one line across runs), and one "alarm NAME FILE:LINE
+   KIND" per alarm it emitted.
    Blocks are containers, not statements: EVA keeps no state for a block,
    only for what it holds, and C's "case X: return" becomes a block (the
    return's assignment and goto) that EVA would report as never reached
@@ -27,7 +29,8 @@ let report kf =
     List.filter (fun s -> not (Db.Value.is_reachable_stmt s)) stmts in
   Format.printf "function %s %d %d@." name
     (List.length stmts - List.length unreached) (List.length stmts);
-  List.iter (fun s -> Format.printf "unreached %s %s@." name (location s))
+  List.iter (fun s -> Format.printf "unreached %s %s %x@." name (location s)
+                (Hashtbl.hash (Format.asprintf "%a" Printer.pp_stmt s)))
     unreached
 
 let () =
