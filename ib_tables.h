@@ -891,6 +891,13 @@ static inline uint16_t ibk_counter16_reset(struct ibk_counter16 *c)
 	return ibk__counter16_clamp(ibk__exchange(&c->value, 0u, relaxed));
 }
 
+/* Writer side: @c, storage that holds no counter yet, starts at 0: a
+ * store, where ibk_counter16_reset() would read what the storage held. */
+static inline void ibk__counter16_init(struct ibk_counter16 *c)
+{
+	ibk__store(&c->value, 0u, relaxed);
+}
+
 /* ------------------------------------------------------------------------
  * Port states and change events
  * ------------------------------------------------------------------------ */
@@ -1095,17 +1102,18 @@ struct ibk_pkey_cell {
 
 /**
  * struct ibk_gid_cell - One cell of a GID table's storage: an entry as four
- * words, its type and the writer's link
+ * words, its type and the writer's links
  *
  * One GID table entry: the GID as four words (see ibk__gid_to_words()), its
  * type, and the writer's links between the entries holding the same GID and
- * type (see ibk__gid_link()).
+ * type (see ibk__gid_prev()).
  */
 struct ibk_gid_cell {
 	/* private: */
 	IBK__ATOMIC(uint32_t) word[4];
-	IBK__ATOMIC(uint32_t) type;
-	IBK__ATOMIC(uint32_t) link;
+	IBK__ATOMIC(uint16_t) type;
+	IBK__ATOMIC(uint16_t) prev;
+	IBK__ATOMIC(uint16_t) next;
 };
 
 IBK__STATIC_ASSERT(sizeof(struct ibk_hash_slot) == 4 &&
@@ -1423,6 +1431,16 @@ typedef uint32_t ibk__word_t;
 #define IBK__MAY_ALIAS
 #endif
 #define IBK__WORD_BYTES sizeof(ibk__word_t)
+
+/* Whether bulk loops also take the writers' links between entries as
+ * words. Frama-C's EVA (__FRAMAC__) reads a word it copied or added to as
+ * any cells, and would then follow a link to any index: there links go one
+ * cell at a time, as in an IBK__CELL_LOOPS build. */
+#if IBK__WORDS && !defined(__FRAMAC__)
+#define IBK__WORD_LINKS 1
+#else
+#define IBK__WORD_LINKS 0
+#endif
 
 /*
  * @p as an address the compiler cannot trace back to an object, as Linux's
@@ -2033,10 +2051,7 @@ static inline void ibk__pkey_links_self(const struct ibk__pkey_writer *w,
 	size_t head = ibk__bulk_head(pairs, pairs, n, shift);
 	size_t i = 0;
 
-#ifndef __FRAMAC__
-	/* Frama-C's EVA would read a word it added to as any cells, and the
-	 * build would then follow links to any index: there the pairs go one
-	 * at a time, as they do in an IBK__CELL_LOOPS build */
+#if IBK__WORD_LINKS
 	if (head + (IBK__WORD_BYTES >> shift) <= n)
 		i = ibk__pkey_links_words(w, pairs, head, n);
 #else
@@ -2765,7 +2780,7 @@ static inline bool ibk_pkey_table_ref_fresh(const struct ibk_pkey_table *t,
  * they name: the first slot of a GID in its run answers a find for any
  * type. A tag match is confirmed against the entry itself: four loads and
  * one branch for the 16 bytes. The indices holding one pair are chained
- * in index order through the entries (see ibk__gid_link()), so a set
+ * in index order through the entries (see ibk__gid_prev()), so a set
  * moves the pair's slot to the next index without a scan: O(1), but for
  * the walk that puts an index between others holding the same pair.
  *
@@ -2858,9 +2873,9 @@ static inline void ibk__gid_to_words(const struct ibk_gid *gid, uint32_t w[4])
 /* Stores word @v as the four GID bytes it was read from at @p. */
 static inline void ibk__gid_word_put(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
+	p[0] = (uint8_t)(v & 0xff);
+	p[1] = (uint8_t)(v >> 8 & 0xff);
+	p[2] = (uint8_t)(v >> 16 & 0xff);
 	p[3] = (uint8_t)(v >> 24);
 }
 
@@ -2981,7 +2996,7 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 /* @v's eight bytes in reverse order: one instruction where there is one. */
 static inline uint64_t ibk__gid_swap64(uint64_t v)
 {
-	return (uint64_t)ibk__swap32((uint32_t)v) << 32 |
+	return (uint64_t)ibk__swap32((uint32_t)(v & 0xffffffffu)) << 32 |
 	       ibk__swap32((uint32_t)(v >> 32));
 }
 
@@ -2991,7 +3006,8 @@ static inline uint32_t ibk__gid_hash(const uint32_t w[4])
 	 * a find loads whole: the prefix's rotation is then one rotate */
 	uint64_t prefix = (uint64_t)w[1] << 32 | w[0];
 	uint64_t iid = (uint64_t)w[3] << 32 | w[2];
-	uint64_t key = ibk__gid_swap64(iid ^ (prefix << 32 | prefix >> 32));
+	uint64_t key = ibk__gid_swap64(iid ^ ((prefix & 0xffffffffu) << 32 |
+					      prefix >> 32));
 
 #ifdef __FRAMAC__
 	return ibk__gid_product_parts(key);	/* see there */
@@ -3087,51 +3103,48 @@ static inline int ibk__gid_probe(const struct ibk_gid_table *t, unsigned c,
 	return IBK_ENOENT;
 }
 
-/* A GID has at most one slot per type. */
+/* A GID has at most one slot per type; a walk gathers them, and one more
+ * entry for a slot to add. */
 #define IBK__GID_TYPES 3
+#define IBK__GID_RUN (IBK__GID_TYPES + 1)
 
 /*
- * Writer side: copy @c's link word of entry @i, and its two halves.
+ * Writer side: copy @c's links of entry @i, the previous and the next.
  * Within a copy the indices holding one (GID, type) pair form a chain in
  * index order: the pair's slot names the head, the lowest; next of the
  * last is itself, prev of the head is the last (a refill appends in O(1)),
  * and an index alone is linked to itself both ways. Only writers read
  * links.
  */
-static inline uint32_t ibk__gid_link(const struct ibk_gid_table *t,
-				     unsigned c, uint32_t i)
-{
-	return ibk__load(&t->cells[c][i].link, relaxed);
-}
-
 static inline uint32_t ibk__gid_prev(const struct ibk_gid_table *t,
 				     unsigned c, uint32_t i)
 {
-	return ibk__gid_link(t, c, i) >> 16;
+	return ibk__load(&t->cells[c][i].prev, relaxed);
 }
 
 static inline uint32_t ibk__gid_next(const struct ibk_gid_table *t,
 				     unsigned c, uint32_t i)
 {
-	return ibk__gid_link(t, c, i) & 0xffffu;
-}
-
-static inline void ibk__gid_link_set(struct ibk_gid_table *t, unsigned c,
-				     uint32_t i, uint32_t prev, uint32_t next)
-{
-	ibk__store(&t->cells[c][i].link, prev << 16 | next, relaxed);
+	return ibk__load(&t->cells[c][i].next, relaxed);
 }
 
 static inline void ibk__gid_prev_set(struct ibk_gid_table *t, unsigned c,
 				     uint32_t i, uint32_t prev)
 {
-	ibk__gid_link_set(t, c, i, prev, ibk__gid_next(t, c, i));
+	ibk__store(&t->cells[c][i].prev, (uint16_t)prev, relaxed);
 }
 
 static inline void ibk__gid_next_set(struct ibk_gid_table *t, unsigned c,
 				     uint32_t i, uint32_t next)
 {
-	ibk__gid_link_set(t, c, i, ibk__gid_prev(t, c, i), next);
+	ibk__store(&t->cells[c][i].next, (uint16_t)next, relaxed);
+}
+
+static inline void ibk__gid_link_set(struct ibk_gid_table *t, unsigned c,
+				     uint32_t i, uint32_t prev, uint32_t next)
+{
+	ibk__gid_prev_set(t, c, i, prev);
+	ibk__gid_next_set(t, c, i, next);
 }
 
 /*
@@ -3194,7 +3207,8 @@ static inline uint32_t ibk__gid_chain_remove(struct ibk_gid_table *t,
  * Writer side: walks copy @c's run from the home of GID @w (hash @hash) to
  * its first empty slot, whose position goes to *@end, gathering the GID's
  * slots (one per type it is held with) in run order: positions into @at,
- * words into @word. Returns how many.
+ * words into @word, IBK__GID_RUN each, 0 past those gathered (an empty
+ * slot, so no entry is left unwritten). Returns how many.
  */
 static inline uint32_t ibk__gid_run(const struct ibk_gid_table *t,
 				    unsigned c, const uint32_t w[4],
@@ -3205,6 +3219,9 @@ static inline uint32_t ibk__gid_run(const struct ibk_gid_table *t,
 	uint32_t mask = t->hdr.hash_mask, tag = ibk__gid_tag(hash);
 	uint32_t pos = ibk__gid_home(t, hash), k = 0, s;
 
+	IBK__STATIC_ASSERT(IBK__GID_RUN == 4, "a run's four entries zeroed");
+	at[0] = at[1] = at[2] = at[3] = 0;
+	word[0] = word[1] = word[2] = word[3] = 0;
 	for (; (s = ibk__load(&slots[pos].word, relaxed)) != 0;
 	     pos = (pos + 1) & mask) {
 		if (IBK__SLOT_KEY(s) == tag && k < IBK__GID_TYPES &&
@@ -3264,7 +3281,7 @@ static inline void ibk__gid_unindex(struct ibk_gid_table *t, unsigned c,
 				    uint32_t index, const uint32_t w[4],
 				    uint32_t hash, enum ibk_gid_type type)
 {
-	uint32_t at[IBK__GID_TYPES], word[IBK__GID_TYPES], end, head;
+	uint32_t at[IBK__GID_RUN], word[IBK__GID_RUN], end, head;
 	uint32_t k = ibk__gid_run(t, c, w, hash, at, word, &end);
 	uint32_t j = ibk__gid_slot_of_type(t, c, word, k, type);
 
@@ -3285,7 +3302,7 @@ static inline void ibk__gid_index(struct ibk_gid_table *t, unsigned c,
 				  uint32_t index, const uint32_t w[4],
 				  uint32_t hash, enum ibk_gid_type type)
 {
-	uint32_t at[IBK__GID_TYPES + 1], word[IBK__GID_TYPES + 1];
+	uint32_t at[IBK__GID_RUN], word[IBK__GID_RUN];
 	uint32_t k = ibk__gid_run(t, c, w, hash, at, word, &at[IBK__GID_TYPES]);
 	uint32_t j = ibk__gid_slot_of_type(t, c, word, k, type);
 
@@ -3310,7 +3327,7 @@ static inline void ibk__gid_cell_store(struct ibk_gid_cell *c,
 	ibk__store(&c->word[1], w[1], relaxed);
 	ibk__store(&c->word[2], w[2], relaxed);
 	ibk__store(&c->word[3], w[3], relaxed);
-	ibk__store(&c->type, (uint32_t)type, relaxed);
+	ibk__store(&c->type, (uint16_t)type, relaxed);
 }
 
 static inline bool ibk__gid_words_zero(const uint32_t w[4])
@@ -3368,7 +3385,7 @@ static inline void ibk__gid_append(const struct ibk__gid_build *b,
 		ibk__gid_chain_add(b->t, b->c, IBK__SLOT_INDEX(s), index);
 		return;
 	}
-	ibk__store(&b->cells[index].link, index << 16 | index, relaxed);
+	ibk__gid_link_set(b->t, b->c, index, index, index);
 	ibk__store(&b->slots[pos].word, IBK__SLOT_WORD(index, tag), relaxed);
 }
 
@@ -3402,8 +3419,12 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 	for (i = 0; i < n; i++) {
 		enum ibk_gid_type type = e[i].type;
 
+		/* an empty entry is IB; ibk_gid_table_refill() has refused
+		 * any other of no valid type, which the range test keeps out
+		 * of the cells without relying on it (so that EVA sees it) */
 		ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w))
+		if (ibk__gid_words_zero(w) || type < IBK_GID_TYPE_IB ||
+		    type > IBK_GID_TYPE_ROCE_V2)
 			type = IBK_GID_TYPE_IB;
 		ibk__gid_cell_store(&b.cells[i], w, type);
 		if (!ibk__gid_words_zero(w))
@@ -3426,16 +3447,19 @@ static inline void ibk__gid_copy_over(struct ibk_gid_table *t, unsigned to)
 
 	IBK__STATIC_ASSERT(sizeof(struct ibk_gid_cell) % 8 == 0,
 			   "a GID cell is a whole number of bulk words");
-	if (IBK__WORDS &&
-	    (ibk__word_offset(cells) | ibk__word_offset(from)) == 0) {
+#if IBK__WORD_LINKS
+	if ((ibk__word_offset(cells) | ibk__word_offset(from)) == 0) {
 		(void)ibk__words_copy(cells, from, 0, n * sizeof(*cells));
 		i = n;
 	}
+#endif
 	for (; i < n; i++) {
 		ibk__gid_cell_load(&from[i], w);
 		ibk__gid_cell_store(&cells[i], w, (enum ibk_gid_type)
 				    ibk__load(&from[i].type, relaxed));
-		ibk__store(&cells[i].link, ibk__load(&from[i].link, relaxed),
+		ibk__store(&cells[i].prev, ibk__load(&from[i].prev, relaxed),
+			   relaxed);
+		ibk__store(&cells[i].next, ibk__load(&from[i].next, relaxed),
 			   relaxed);
 	}
 	ibk__hash_copy(&t->hdr, to);
@@ -3535,7 +3559,8 @@ static inline int ibk_gid_table_init(struct ibk_gid_table *t,
 	t->cells[1] = cells + capacity;
 	for (i = 0; i < IBK_GID_CELLS(capacity); i++) {
 		ibk__gid_cell_store(&cells[i], zero, IBK_GID_TYPE_IB);
-		ibk__store(&cells[i].link, 0u, relaxed);
+		ibk__store(&cells[i].prev, 0, relaxed);
+		ibk__store(&cells[i].next, 0, relaxed);
 	}
 	return IBK_OK;
 }
@@ -4025,7 +4050,8 @@ struct ibk_port {
  * @gid_slot_count: how many @gid_slots there are
  *
  * Initialises both tables on caller storage (see ibk_pkey_table_init() and
- * ibk_gid_table_init()) and zeroes the counters.
+ * ibk_gid_table_init()), then zeroes the counters; on an error the counters
+ * are not written.
  *
  * Initialising a port again restarts its generations, so references from
  * before could read fresh: to start over on a live port, for a device
@@ -4055,12 +4081,14 @@ static inline int ibk_port_init(struct ibk_port *port,
 	if (rc == IBK_OK)
 		rc = ibk_gid_table_init(&port->gids, gid_cells, gid_capacity,
 					gid_slots, gid_slot_count);
-	ibk_counter16_reset(&port->pkey_violations);
-	ibk_counter16_reset(&port->qkey_violations);
-	ibk_counter16_reset(&port->mkey_violations);
-	ibk_counter16_reset(&port->mad_drops);
-	ibk_counter16_reset(&port->stale_decisions);
-	return rc;
+	if (rc != IBK_OK)
+		return rc;
+	ibk__counter16_init(&port->pkey_violations);
+	ibk__counter16_init(&port->qkey_violations);
+	ibk__counter16_init(&port->mkey_violations);
+	ibk__counter16_init(&port->mad_drops);
+	ibk__counter16_init(&port->stale_decisions);
+	return IBK_OK;
 }
 
 /**
@@ -4355,6 +4383,7 @@ ibk__port_verdict(const struct ibk_pkey_table *t, unsigned c,
 {
 	struct ibk_qp_keys keys;
 	enum ibk_rx_verdict v;
+	uint16_t at;
 
 	if (!bth || !ibk__qp_type_valid(qp->type))
 		return IBK_RX_DROP_MALFORMED;
@@ -4367,14 +4396,15 @@ ibk__port_verdict(const struct ibk_pkey_table *t, unsigned c,
 		return IBK_RX_DROP_PORT;
 	if (qp->type == IBK_QPT_GSI)
 		return ibk__gsi_verdict(t, c, bth, deth, index);
-	if (qp->pkey_index >= t->hdr.capacity)
+	at = qp->pkey_index;	/* read once: checked, then used */
+	if (at >= t->hdr.capacity)
 		return IBK_RX_DROP_PKEY_INDEX;
 	/* field by field: a struct copy may become a memcpy() call */
 	keys.type = qp->type;
-	keys.pkey = ibk__load(&t->cells[c][qp->pkey_index].pkey, relaxed);
-	keys.pkey_index = qp->pkey_index;
+	keys.pkey = ibk__load(&t->cells[c][at].pkey, relaxed);
+	keys.pkey_index = at;
 	keys.qkey = qp->qkey;
-	*index = qp->pkey_index;
+	*index = at;
 	return ibk_rx_check(&keys, bth, deth);
 }
 
@@ -4568,7 +4598,7 @@ static inline unsigned ibk__port_verdict_keyed(unsigned kind,
 
 	*heads |= miss;
 	/* 0 accept; 1 P_Key or header (before the Q_Key); 2 Q_Key */
-	return 2 * any_bad - first_bad;
+	return any_bad + (any_bad ^ first_bad);
 }
 
 /* A verdict byte no enum ibk_rx_verdict takes: "not decided yet". */
@@ -4604,14 +4634,15 @@ static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
 		unsigned at = qp->pkey_index;
 		ibk_qkey_t qkey = qp->qkey;
 		unsigned v = IBK__RX_UNDECIDED;
-		ibk_pkey_t entry = 0;
+		ibk_pkey_t entry;
 
-		if (kind <= (unsigned)IBK_QPT_UD - IBK_QPT_RC && at < capacity)
+		if (kind <= (unsigned)IBK_QPT_UD - IBK_QPT_RC && at < capacity) {
 			entry = ibk__load(&cells[at].pkey, relaxed);
-		if (ibk_pkey_is_valid(entry))
-			v = ibk__port_verdict_keyed(kind, entry, qkey, bth,
-						    &heads);
-		else
+			if (ibk_pkey_is_valid(entry))
+				v = ibk__port_verdict_keyed(kind, entry, qkey,
+							    bth, &heads);
+		}
+		if (v == IBK__RX_UNDECIDED)
 			heads = ~0u;	/* re-check the burst */
 		verdicts[i] = (uint8_t)v;
 	}
@@ -4630,20 +4661,21 @@ static inline void ibk__port_burst(const struct ibk_pkey_table *t, unsigned c,
 				   const void *const *hdrs, size_t n,
 				   uint8_t *verdicts, uint16_t *index)
 {
-	bool readable = ibk__table_readable(&t->hdr, c) == IBK_OK;
-	bool recheck = true;
+	/* an unreadable table as one of no entries: nothing decided */
+	uint32_t keyed = ibk__table_readable(&t->hdr, c) == IBK_OK ?
+			 t->hdr.capacity : 0;
+	bool recheck;
 	uint16_t unused;
 	size_t i;
 
 	for (i = 0; index && i < n; i++)
 		index[i] = qps[i]->pkey_index;
-	if (readable)
-		recheck = ibk__port_burst_keyed(t->cells[c], t->hdr.capacity,
-						qps, hdrs, n, verdicts);
+	recheck = ibk__port_burst_keyed(t->cells[c], keyed, qps, hdrs, n,
+					verdicts);
 	for (i = 0; recheck && i < n; i++) {
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
 
-		if (readable && verdicts[i] != IBK__RX_UNDECIDED &&
+		if (verdicts[i] != IBK__RX_UNDECIDED &&
 		    verdicts[i] != IBK_RX_DROP_PKEY)
 			continue;
 		verdicts[i] = (uint8_t)ibk__port_verdict(t, c, qps[i], bth,
@@ -4811,18 +4843,19 @@ static inline size_t ibk_port_rx_mixed(struct ibk_port *port,
 }
 
 /*
- * The payload bytes of the UD packet *@h, @len bytes from its LRH through
- * its ICRC (what the LRH's PktLen counts): what is left after the headers,
- * the BTH's pad and the ICRC, or -1 if they do not fit (qib_ud_rcv()'s
- * tlen; the immediate data of a SEND with immediate is payload here).
+ * True if the payload of the UD packet *@h, @len bytes from its LRH
+ * through its ICRC (what the LRH's PktLen counts), is one MAD: what is
+ * left after the headers, the BTH's pad and the ICRC is IBK_MAD_LEN bytes
+ * (qib_ud_rcv()'s tlen; the immediate data of a SEND with immediate is
+ * payload here).
  */
-static inline long ibk__ud_payload_len(const struct ibk_pkt_headers *h,
-				       size_t len)
+static inline bool ibk__ud_payload_is_mad(const struct ibk_pkt_headers *h,
+					  size_t len)
 {
 	size_t used = (size_t)(h->deth - h->lrh) + IBK_DETH_LEN +
 		      ibk_bth_padcnt(h->bth) + IBK_ICRC_LEN;
 
-	return len < used ? -1 : (long)(len - used);
+	return len == used + IBK_MAD_LEN;
 }
 
 /* True if the LRH names the permissive LID as source or destination. */
@@ -4845,7 +4878,7 @@ ibk__mad_rx_before_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
 	if (type != IBK_QPT_SMI)
 		return ibk__lrh_permissive(h->lrh) ? IBK_RX_DROP_PERMISSIVE :
 		       IBK_RX_ACCEPT;
-	if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+	if (!ibk__ud_payload_is_mad(h, len))
 		return IBK_RX_DROP_MAD_LENGTH;
 	if (ibk_lrh_vl(h->lrh) != IBK_VL_MANAGEMENT)
 		return IBK_RX_DROP_MAD_VL;
@@ -4865,7 +4898,7 @@ ibk__mad_rx_after_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
 		       size_t len)
 {
 	if (type == IBK_QPT_GSI) {
-		if (ibk__ud_payload_len(h, len) != IBK_MAD_LEN)
+		if (!ibk__ud_payload_is_mad(h, len))
 			return IBK_RX_DROP_MAD_LENGTH;
 		if (ibk_lrh_vl(h->lrh) == IBK_VL_MANAGEMENT)
 			return IBK_RX_DROP_MAD_VL;
@@ -4875,9 +4908,11 @@ ibk__mad_rx_after_keys(enum ibk_qp_type type, const struct ibk_pkt_headers *h,
 	       IBK_RX_DROP_MAD_IMM : IBK_RX_ACCEPT;
 }
 
+/* True for a verdict of the management datagram rules: the enum's last
+ * four, from IBK_RX_DROP_MAD_VL to IBK_RX_DROP_MAD_IMM. */
 static inline bool ibk__rx_verdict_is_mad_rule(enum ibk_rx_verdict v)
 {
-	return v >= IBK_RX_DROP_MAD_VL && v <= IBK_RX_DROP_MAD_IMM;
+	return v >= IBK_RX_DROP_MAD_VL;
 }
 
 /**
@@ -6861,7 +6896,7 @@ static inline void ibk__gid_put_prefix(struct ibk_gid_table *t, unsigned c,
 		ibk__store(&t->cells[c][i].word[0],
 			   ibk__swap32((uint32_t)(prefix >> 32)), relaxed);
 		ibk__store(&t->cells[c][i].word[1],
-			   ibk__swap32((uint32_t)prefix), relaxed);
+			   ibk__swap32((uint32_t)(prefix & 0xffffffffu)), relaxed);
 	}
 	ibk__gid_reindex(t, c);
 }

@@ -602,6 +602,25 @@ static void test_pkey_find_exhaustive(void)
  * P_Key table: get, states, errors, snapshot, references
  * ------------------------------------------------------------------------ */
 
+/* ibk_port_init() writes the counters only once both tables took their
+ * storage: a refusal leaves them as they were (it once zeroed them by an
+ * exchange, reading storage that held no counter yet). */
+static void test_port_init_refused(void)
+{
+	struct ibk_port p, before;
+
+	memset(&p, 0xa5, sizeof(p));
+	memcpy(&before, &p, sizeof(p));
+	tap_ok(ibk_port_init(&p, pk_cells, 8, pk_slots, IBK_PKEY_HASH_SLOTS(8),
+			     gid_cells, 0, gid_slots, IBK_HASH_SLOTS(4)) ==
+	       IBK_ERANGE &&
+	       memcmp(&p.pkey_violations, &before.pkey_violations,
+		      sizeof(p) - offsetof(struct ibk_port,
+					   pkey_violations)) == 0,
+	       "port_init refusing a GID capacity of 0: IBK_ERANGE, the "
+	       "counters not written");
+}
+
 static void test_pkey_basics(void)
 {
 	static const ibk_pkey_t keys[] = { 0xffff, 0x8001, 0x0002, 0x0000,
@@ -1765,6 +1784,35 @@ static void test_rx_headers(void)
 	tap_ok(bad == 0, "QP0: a UD SEND accepted in DOWN, INIT, ARMED, ACTIVE "
 	       "and ACTIVE_DEFER, awaiting a refill or not; an RC opcode "
 	       "dropped in each");
+}
+
+/* A burst of more P_Key violations than a 16-bit counter holds: one add
+ * that saturates it at 0xffff, as PortInfo's P_KeyViolations stops
+ * (IBA 14.2.5.6), never wrapping. */
+static void test_rx_burst_saturates(void)
+{
+	enum { N = 65537 };
+	static const ibk_pkey_t keys[] = { 0x8001 };
+	static uint8_t hdr[HDR_LEN];
+	static const void *ptrs[N];
+	static uint8_t verdicts[N];
+	struct ibk_qp_keys qp;
+	size_t i;
+
+	port_setup(8, 1, 1);
+	pk_refill(&port.pkeys, keys, 1);
+	memset(&qp, 0, sizeof(qp));
+	qp.type = IBK_QPT_UD;
+	qp.qkey = 0x11111111u;
+	make_hdr(hdr, 0x8002, 0x11111111u);
+	for (i = 0; i < N; i++)
+		ptrs[i] = hdr;
+	tap_ok(ibk_port_rx_burst(&port, &qp, ptrs, N, verdicts) == 0 &&
+	       verdicts[0] == IBK_RX_DROP_PKEY &&
+	       verdicts[N - 1] == IBK_RX_DROP_PKEY &&
+	       ibk_counter16_read(&port.pkey_violations) == 0xffff,
+	       "a burst of 65537 P_Key violations: P_KeyViolations "
+	       "saturated at 0xffff");
 }
 
 static void test_rx_burst(void)
@@ -3094,6 +3142,7 @@ int main(void)
 	test_sizing();
 	test_storage_declared_once();
 	test_serve_stale();
+	test_port_init_refused();
 	test_pkey_basics();
 	test_pkey_refs();
 	test_pkey_find_model(1, 3000, 4, 1);
@@ -3132,6 +3181,7 @@ int main(void)
 	test_rx_qp();
 	test_rx_headers();
 	test_rx_burst();
+	test_rx_burst_saturates();
 	test_rx_mixed();
 	test_rx_mixed_keyed();
 	test_ticket_scenario();
