@@ -5197,12 +5197,13 @@ static inline uint64_t ibk__mr_load64(const struct ibk_mr_cell *c,
 #endif
 }
 
-/* Inside a read section: IBK__MR_KEY_MASK of @c, sign-extended. */
+/* Inside a read section: IBK__MR_KEY_MASK of @c, sign-extended: its
+ * high half all ones, as each of the two masks ibk__mr_cell_store()
+ * writes has its top bit set (the PD, which every object compares). */
 static inline uint64_t ibk__mr_key_mask(const struct ibk_mr_cell *c)
 {
-	/* two's complement, as every compiler ibkeys supports converts */
-	return (uint64_t)(int64_t)(int32_t)ibk__load(&c->word[IBK__MR_KEY_MASK],
-						     relaxed);
+	return (uint64_t)0xffffffffu << 32 |
+	       ibk__load(&c->word[IBK__MR_KEY_MASK], relaxed);
 }
 
 /* Writer side: @v into the 64-bit value @which. */
@@ -5213,7 +5214,7 @@ static inline void ibk__mr_store64(struct ibk_mr_cell *c, unsigned which,
 	ibk__store(&c->wide[which].v, v, relaxed);
 #else
 	ibk__store(&c->wide[which].half[0], (uint32_t)(v >> 32), relaxed);
-	ibk__store(&c->wide[which].half[1], (uint32_t)v, relaxed);
+	ibk__store(&c->wide[which].half[1], (uint32_t)(v & ~0u), relaxed);
 #endif
 }
 
@@ -5233,7 +5234,9 @@ static inline void ibk__mr_cell_load(const struct ibk_mr_cell *c,
 	a->kind = (uint8_t)(meta >> 4 & 0xfu);
 	a->mr_index = meta >> 8;
 	a->qpn = ibk__mem_is_window(a) ? peer : 0;
-	a->windows = ibk__mem_is_window(a) ? 0 : peer;
+	/* a region's windows are at other indices of the table, each bound
+	 * to one region: fewer than 2^24, so the mask keeps the count */
+	a->windows = ibk__mem_is_window(a) ? 0 : peer & IBK_RKEY_INDEX_MAX;
 }
 
 /*
@@ -5259,19 +5262,23 @@ static inline struct ibk__mr_reach ibk__mr_reach_make(uint64_t base,
 	return r;
 }
 
-/* The bytes in both @a and @b, exactly: the higher start, each end cut
- * to it, the nearer end kept. */
+/* @x - @y, or 0 where @y is above @x: the difference wraps on purpose
+ * there, and its borrow (a difference above @x) says so. */
+static inline uint64_t ibk__mr_less(uint64_t x, uint64_t y)
+{
+	return x - y > x ? 0 : x - y;	/* wraps on purpose: see above */
+}
+
+/* The bytes in both @a and @b, exactly: the higher start, each span cut
+ * by how far its start lies below it, the nearer end kept. */
 static inline struct ibk__mr_reach ibk__mr_reach_meet(struct ibk__mr_reach a,
 						      struct ibk__mr_reach b)
 {
 	struct ibk__mr_reach r;
-	uint64_t cut_a, cut_b;
 
 	r.lo = a.lo > b.lo ? a.lo : b.lo;
-	cut_a = r.lo - a.lo;
-	cut_b = r.lo - b.lo;
-	a.span = cut_a < a.span ? a.span - cut_a : 0;
-	b.span = cut_b < b.span ? b.span - cut_b : 0;
+	a.span = ibk__mr_less(a.span, ibk__mr_less(b.lo, a.lo));
+	b.span = ibk__mr_less(b.span, ibk__mr_less(a.lo, b.lo));
 	r.span = a.span < b.span ? a.span : b.span;
 	return r;
 }
@@ -5298,13 +5305,8 @@ ibk__mr_reach_of(const struct ibk_mem_attr *a, const struct ibk_mem_attr *mr)
 	if (!mr)
 		return own;
 	in_mr = ibk__mr_reach_make(mr->addr, mr->length);
-	if (in_mr.lo >= shift) {
-		in_mr.lo -= shift;
-	} else {
-		in_mr.span -= in_mr.span < shift - in_mr.lo ?
-			      in_mr.span : shift - in_mr.lo;
-		in_mr.lo = 0;
-	}
+	in_mr.span = ibk__mr_less(in_mr.span, ibk__mr_less(shift, in_mr.lo));
+	in_mr.lo = ibk__mr_less(in_mr.lo, shift);
 	return ibk__mr_reach_meet(own, in_mr);
 }
 
@@ -5489,12 +5491,15 @@ static inline int ibk_mr_table_reset(struct ibk_mr_table *t)
 	return IBK_OK;
 }
 
+/* An index beyond every table (IBK_MR_MAX_CAPACITY is 2^24): none. */
+#define IBK__MR_NO_INDEX	0xffffffffu
+
 /*
- * A writer's work on up to three objects: their indices (the same index
- * may appear twice: then both slots name one object, see
- * ibk__mr_txn_slot()), their attributes as read under the lock word, and
- * which of them the operation changed; and room for the region of a
- * window it did not touch (ibk__mr_txn_region()).
+ * A writer's work on up to three objects, one slot each: their indices
+ * (IBK__MR_NO_INDEX for a slot with nothing to publish), their
+ * attributes as read under the lock word, and which of them the
+ * operation changed; and room for the region of a window it did not
+ * touch (ibk__mr_txn_region()).
  */
 struct ibk__mr_txn {
 	uint32_t index[3];
@@ -5503,48 +5508,56 @@ struct ibk__mr_txn {
 	unsigned n;
 };
 
-/* Writer side: adds the object at @index, read from copy 0 (the copies
- * agree while the lock word is held); returns it, or NULL when @index is
- * beyond the table: no object. An index already added gives the same
- * object, so one object is never changed through two copies of it. */
+/*
+ * Writer side: adds a slot for the object at @index, read from copy 0
+ * (the copies agree while the lock word is held); returns it, or NULL
+ * when @index is beyond the table: no object. An index already added
+ * gives the object of the slot that added it, so one object is never
+ * changed through two copies of it. Every call fills its slot, cell 0's
+ * object standing in for none, and what publishes it says which: so each
+ * writer has as many slots on every path, all of them read, which EVA
+ * follows without tying a slot's contents to the path.
+ */
 static inline struct ibk_mem_attr *
 ibk__mr_txn_slot(struct ibk_mr_table *t, struct ibk__mr_txn *x,
 		 uint32_t index)
 {
-	unsigned k;
+	bool inside = index < t->capacity;
+	unsigned j = x->n++, k;
 
-	if (index >= t->capacity)
+	ibk__mr_cell_load(&t->cells[0][inside ? index : 0], &x->obj[j]);
+	x->index[j] = IBK__MR_NO_INDEX;
+	if (!inside)
 		return NULL;
-	for (k = 0; k < x->n; k++)
+	for (k = 0; k < j; k++)
 		if (x->index[k] == index)
 			return &x->obj[k];
-	x->index[x->n] = index;
-	ibk__mr_cell_load(&t->cells[0][index], &x->obj[x->n]);
-	return &x->obj[x->n++];
+	x->index[j] = index;
+	return &x->obj[j];
 }
 
 /*
  * Writer side, with the lock word held and before copy 0 changes: the
- * region bound window *@o names, as the operation leaves it: from @x if
- * the operation holds it, else read from copy 0 into @x's room for it.
- * NULL for an object that is no bound window, or a region index beyond
- * the table.
+ * region bound window @x->obj[@j] names, as the operation leaves it: from
+ * @x if the operation holds it, else read from copy 0 into @x's room for
+ * it, which is filled in any case as a slot is. NULL for an object that
+ * is no bound window, or a region index beyond the table.
  */
 static inline const struct ibk_mem_attr *
 ibk__mr_txn_region(const struct ibk_mr_table *t, struct ibk__mr_txn *x,
-		   const struct ibk_mem_attr *o)
+		   unsigned j)
 {
-	struct ibk_mem_attr *room = &x->region[o - x->obj];
+	uint32_t i = ibk__mem_is_window(&x->obj[j]) && x->obj[j].length ?
+		     x->obj[j].mr_index : IBK__MR_NO_INDEX;
 	unsigned k;
 
-	if (!ibk__mem_is_window(o) || o->length == 0 ||
-	    o->mr_index >= t->capacity)
+	ibk__mr_cell_load(&t->cells[0][i < t->capacity ? i : 0], &x->region[j]);
+	if (i >= t->capacity)
 		return NULL;
 	for (k = 0; k < x->n; k++)
-		if (x->index[k] == o->mr_index)
+		if (x->index[k] == i)
 			return &x->obj[k];
-	ibk__mr_cell_load(&t->cells[0][o->mr_index], room);
-	return room;
+	return &x->region[j];
 }
 
 /*
@@ -5561,14 +5574,16 @@ ibk__mr_txn_end(struct ibk_mr_table *t, struct ibk__mr_txn *x,
 
 	if (v == IBK_MEMOP_OK) {
 		for (k = 0; k < x->n; k++)	/* before copy 0 changes */
-			mr[k] = ibk__mr_txn_region(t, x, &x->obj[k]);
+			mr[k] = ibk__mr_txn_region(t, x, k);
 		ibk__latch_flip(&t->latch);
 		for (c = 0; c < 2; c++) {
 			if (c == 1)
 				ibk_latch_write_switch(&t->latch);
 			for (k = 0; k < x->n; k++)
-				ibk__mr_cell_store(&t->cells[c][x->index[k]],
-						   &x->obj[k], mr[k]);
+				if (x->index[k] < t->capacity)
+					ibk__mr_cell_store(
+						&t->cells[c][x->index[k]],
+						&x->obj[k], mr[k]);
 		}
 	}
 	ibk_latch_write_end(&t->latch);
@@ -5612,12 +5627,11 @@ ibk_mr_table_register(struct ibk_mr_table *t, const struct ibk_mem_attr *attr)
 
 	if (!t || !attr)
 		return IBK_MEMOP_ERR_INVALID;
-	if (ibk_rkey_index(attr->rkey) >= t->capacity)
-		return IBK_MEMOP_ERR_KEY;
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(attr->rkey));
-	if (o->state != IBK_MEM_INVALID)
-		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_IN_USE);
+	if (!o || o->state != IBK_MEM_INVALID)
+		return ibk__mr_txn_end(t, &x, o ? IBK_MEMOP_ERR_IN_USE :
+				       IBK_MEMOP_ERR_KEY);
 	ibk__mem_attr_copy(o, attr);
 	return ibk__mr_txn_end(t, &x, ibk_mem_register(o));
 }
@@ -5708,7 +5722,7 @@ ibk_mr_table_fast_reg(struct ibk_mr_table *t, uint32_t qp_pd,
 static inline enum ibk_memop_verdict
 ibk_mr_table_bind(struct ibk_mr_table *t, const struct ibk_mw_bind_wr *wr)
 {
-	struct ibk_mem_attr *mw, *mr = NULL, *old_mr = NULL;
+	struct ibk_mem_attr *mw, *mr, *old_mr;
 	struct ibk__mr_txn x;
 
 	if (!t || !wr)
@@ -5717,11 +5731,11 @@ ibk_mr_table_bind(struct ibk_mr_table *t, const struct ibk_mw_bind_wr *wr)
 	mw = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mw_rkey));
 	if (!mw)
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
-	if (wr->length != 0)
-		mr = ibk__mr_txn_slot(t, &x, ibk_rkey_index(wr->mr_lkey));
-	if (mw->length != 0 && mw->state == IBK_MEM_VALID &&
-	    ibk__mem_is_window(mw))
-		old_mr = ibk__mr_txn_slot(t, &x, mw->mr_index);
+	mr = ibk__mr_txn_slot(t, &x, wr->length != 0 ?
+			      ibk_rkey_index(wr->mr_lkey) : IBK__MR_NO_INDEX);
+	old_mr = ibk__mr_txn_slot(t, &x, mw->length && ibk__mem_is_window(mw) &&
+				  mw->state == IBK_MEM_VALID ?
+				  mw->mr_index : IBK__MR_NO_INDEX);
 	return ibk__mr_txn_end(t, &x, ibk_mw_bind(mw, mr, old_mr, wr));
 }
 
@@ -5732,15 +5746,15 @@ static inline enum ibk_memop_verdict
 ibk__mr_table_invalidate(struct ibk_mr_table *t, ibk_rkey_t key,
 			 const struct ibk_mem_qp *qp)
 {
-	struct ibk_mem_attr *o, *mr = NULL;
+	struct ibk_mem_attr *o, *mr;
 	struct ibk__mr_txn x;
 
 	ibk__mr_txn_begin(t, &x);
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o)
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
-	if (o->length != 0 && o->kind == IBK_MEM_MW2)
-		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
+	mr = ibk__mr_txn_slot(t, &x, o->length && o->kind == IBK_MEM_MW2 ?
+			      o->mr_index : IBK__MR_NO_INDEX);
 	return ibk__mr_txn_end(t, &x, qp ?
 			       ibk_mem_invalidate_remote(o, mr, key, qp) :
 			       ibk_mem_invalidate(o, mr, key));
@@ -5821,7 +5835,7 @@ ibk_mr_table_invalidate_remote(struct ibk_mr_table *t, ibk_rkey_t key,
 static inline enum ibk_memop_verdict
 ibk_mr_table_deregister(struct ibk_mr_table *t, ibk_rkey_t key)
 {
-	struct ibk_mem_attr *o, *mr = NULL;
+	struct ibk_mem_attr *o, *mr;
 	struct ibk__mr_txn x;
 
 	if (!t)
@@ -5830,8 +5844,8 @@ ibk_mr_table_deregister(struct ibk_mr_table *t, ibk_rkey_t key)
 	o = ibk__mr_txn_slot(t, &x, ibk_rkey_index(key));
 	if (!o)
 		return ibk__mr_txn_end(t, &x, IBK_MEMOP_ERR_KEY);
-	if (o->length != 0 && ibk__mem_is_window(o))
-		mr = ibk__mr_txn_slot(t, &x, o->mr_index);
+	mr = ibk__mr_txn_slot(t, &x, o->length && ibk__mem_is_window(o) ?
+			      o->mr_index : IBK__MR_NO_INDEX);
 	return ibk__mr_txn_end(t, &x, ibk_mem_deregister(o, mr, key));
 }
 
@@ -6093,6 +6107,7 @@ static inline bool ibk__mr_probe_read(struct ibk__mr_probe *r,
 static inline bool ibk__mr_outside(const struct ibk_mr_cell *cell,
 				   const struct ibk__mr_probe *r)
 {
+	/* both wrap on purpose: below lo, and the carry, as above */
 	uint64_t from = r->va - ibk__mr_load64(cell, IBK__MR_REACH);
 	uint64_t to = from + r->len;
 
@@ -6115,6 +6130,7 @@ ibk__mr_refused(const struct ibk_mr_table *t, uint32_t gen,
 		const struct ibk_mr_cell *cell, const struct ibk__mr_probe *r,
 		uint64_t key, uint32_t deny)
 {
+	/* len - 1 wraps on purpose at 0, as in ibk__mr_check_one() */
 	if (((r->len - 1u) >> 31) | (deny & IBK__MR_DENY_RULES))
 		return ibk__mr_by_rules(t, gen, qp, bth);
 	if ((key | (deny & r->cls)) == 0)	/* the alignment alone */
@@ -6162,18 +6178,21 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 	if (!ibk__mr_probe_read(&r, v, bth))
 		return ibk__mr_by_rules(t, gen, qp, bth);
 	index = ibk_rkey_index(r.rkey);
-	/* no object: the R_Key's refusal, unless the length's comes first;
-	 * a branch, that an index past the table takes before any cell */
+	/* no object: the R_Key's refusal, unless the length's comes first
+	 * (len - 1 wraps on purpose at 0, as below); a branch, that an index
+	 * past the table takes before any cell */
 	if (!IBK__LIKELY(index < v->capacity))
 		return (r.len - 1u) >> 31 ? ibk__mr_by_rules(t, gen, qp, bth) :
 					    IBK_MEM_ERR_KEY;
 	cell = &v->cells[index];
-	key = ((uint64_t)(r.rkey << 24) ^ v->key_want ^
+	key = ((uint64_t)((r.rkey & 0xffu) << 24) ^ v->key_want ^
 	       ibk__mr_load64(cell, IBK__MR_KEY)) & ibk__mr_key_mask(cell);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
-	/* eight is 0 or 8: an atomic's address & 7, times 8 */
+	/* eight is 0 or 8: an atomic's address & 7, times 8; len - 1 wraps
+	 * on purpose at 0, so that one shift refuses 0 and what is past
+	 * 2^31 */
 	if (!IBK__LIKELY((key | (r.len - 1u) >> 31 | (deny & r.cls) |
-			  ((uint32_t)r.va * r.eight & 0x38u)) == 0))
+			  ((uint32_t)(r.va & 7u) * r.eight)) == 0))
 		return ibk__mr_refused(t, gen, qp, bth, cell, &r, key, deny);
 	return ibk__mr_outside(cell, &r) ? IBK_MEM_ERR_RANGE : IBK_MEM_OK;
 }
