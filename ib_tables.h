@@ -4243,12 +4243,12 @@ static inline int ibk_port_serve_stale(struct ibk_port *port, bool on)
 static inline int ibk_port_event(struct ibk_port *port,
 				 enum ibk_event_type event)
 {
-	/* Per event from DEVICE_FATAL on: the new state << 4 (0: keep it),
-	 * 1 for the P_Key table awaiting a refill, 2 for the GID table; 0
-	 * for a number that is no event. A table, not a switch: at -Os GCC
-	 * compiles that switch for Cortex-M0 into a call to libgcc's
-	 * __gnu_thumb1_case_uqi. */
+	/* Per event number: the new state << 4 (0: keep it), 1 for the P_Key
+	 * table awaiting a refill, 2 for the GID table; 0 for a number that
+	 * is no event. A table, not a switch: at -Os GCC compiles that switch
+	 * for Cortex-M0 into a call to libgcc's __gnu_thumb1_case_uqi. */
 	static const uint8_t effect[] = {
+		0, 0, 0, 0, 0, 0, 0, 0,		/* below DEVICE_FATAL */
 		IBK_PORT_DOWN << 4,		/* DEVICE_FATAL */
 		IBK_PORT_ACTIVE << 4 | 3,	/* PORT_ACTIVE */
 		IBK_PORT_DOWN << 4,		/* PORT_ERR */
@@ -4259,9 +4259,10 @@ static inline int ibk_port_event(struct ibk_port *port,
 		3,				/* CLIENT_REREGISTER */
 		2,				/* GID_CHANGE */
 	};
-	uint32_t i = (uint32_t)event - IBK_EVENT_DEVICE_FATAL;
-	uint32_t state, pkeys, gids;
+	uint32_t i = (uint32_t)event, state, pkeys, gids;
 
+	IBK__STATIC_ASSERT(IBK_EVENT_DEVICE_FATAL == 8 &&
+			   IBK_EVENT_GID_CHANGE == 18, "one effect per number");
 	if (!port || i >= sizeof(effect) || effect[i] == 0)
 		return IBK_EINVAL;
 	state = effect[i] >> 4;
@@ -4630,17 +4631,18 @@ static inline bool ibk__port_burst_keyed(const struct ibk_pkey_cell *cells,
 	for (i = 0; i < n; i++) {
 		const struct ibk_qp_keys *qp = qps[i];
 		const uint8_t *bth = (const uint8_t *)hdrs[i];
-		unsigned kind = (unsigned)qp->type - IBK_QPT_RC;
+		enum ibk_qp_type type = qp->type;
 		unsigned at = qp->pkey_index;
 		ibk_qkey_t qkey = qp->qkey;
 		unsigned v = IBK__RX_UNDECIDED;
 		ibk_pkey_t entry;
 
-		if (kind <= (unsigned)IBK_QPT_UD - IBK_QPT_RC && at < capacity) {
+		if (type >= IBK_QPT_RC && type <= IBK_QPT_UD && at < capacity) {
 			entry = ibk__load(&cells[at].pkey, relaxed);
 			if (ibk_pkey_is_valid(entry))
-				v = ibk__port_verdict_keyed(kind, entry, qkey,
-							    bth, &heads);
+				v = ibk__port_verdict_keyed(
+					(unsigned)type - IBK_QPT_RC, entry,
+					qkey, bth, &heads);
 		}
 		if (v == IBK__RX_UNDECIDED)
 			heads = ~0u;	/* re-check the burst */
@@ -6188,11 +6190,12 @@ ibk__mr_check_one(const struct ibk_mr_table *t, uint32_t gen,
 	key = ((uint64_t)((r.rkey & 0xffu) << 24) ^ v->key_want ^
 	       ibk__mr_load64(cell, IBK__MR_KEY)) & ibk__mr_key_mask(cell);
 	deny = ibk__load(&cell->word[IBK__MR_DENY], relaxed);
-	/* eight is 0 or 8: an atomic's address & 7, times 8; len - 1 wraps
-	 * on purpose at 0, so that one shift refuses 0 and what is past
-	 * 2^31 */
+	/* eight is 0 or 8: an atomic's address & 7, times 8 (of the address's
+	 * low 29 bits, so that the product fits 32); len - 1 wraps on purpose
+	 * at 0, so that one shift refuses 0 and what is past 2^31 */
 	if (!IBK__LIKELY((key | (r.len - 1u) >> 31 | (deny & r.cls) |
-			  ((uint32_t)(r.va & 7u) * r.eight)) == 0))
+			  ((uint32_t)(r.va & 0x1fffffffu) * r.eight &
+			   0x38u)) == 0))
 		return ibk__mr_refused(t, gen, qp, bth, cell, &r, key, deny);
 	return ibk__mr_outside(cell, &r) ? IBK_MEM_ERR_RANGE : IBK_MEM_OK;
 }
