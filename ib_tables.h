@@ -1735,17 +1735,14 @@ struct ibk_pkey_ref {
 
 /*
  * The low 32 bits of @key x @mul: the product of Fibonacci hashing, which
- * wraps on purpose. Frama-C's EVA (__FRAMAC__) takes it from a 64-bit
- * product, which does not wrap: past an unsigned overflow alarm it would
+ * wraps on purpose. Taken from the 64-bit product, which does not wrap
+ * (compilers emit the one 32-bit multiply all the same), so that
+ * Frama-C's EVA sees no overflow: past an unsigned overflow alarm it would
  * go on with only the products that do not wrap, a few home slots.
  */
 static inline uint32_t ibk__hash_product(uint32_t key, uint32_t mul)
 {
-#ifdef __FRAMAC__
 	return (uint32_t)((uint64_t)key * mul & 0xffffffffu);
-#else
-	return key * mul;
-#endif
 }
 
 /* hash_mul with one slot per 16-bit key: base * 2^17 >> 16 = base * 2. */
@@ -2849,9 +2846,17 @@ struct ibk_gid_ref {
 	struct ibk_gid gid;
 };
 
+/* @type if a GID table holds it (IB, RoCE v1, RoCE v2), else @other */
+static inline enum ibk_gid_type ibk__gid_type_or(enum ibk_gid_type type,
+						 enum ibk_gid_type other)
+{
+	return type >= IBK_GID_TYPE_IB && type <= IBK_GID_TYPE_ROCE_V2 ?
+	       type : other;
+}
+
 static inline bool ibk__gid_type_valid(enum ibk_gid_type type)
 {
-	return type >= IBK_GID_TYPE_IB && type <= IBK_GID_TYPE_ROCE_V2;
+	return ibk__gid_type_or(type, IBK_GID_TYPE_ANY) != IBK_GID_TYPE_ANY;
 }
 
 /*
@@ -2949,20 +2954,6 @@ static inline void ibk__gid_entry_load(const struct ibk_gid_cell *c,
 }
 
 /*
- * The GID's 32-bit hash: its top bits pick the home slot, and
- * ibk__gid_tag() folds all 32 into the slot's tag. The GIDs of one table
- * differ mostly in the last bytes of each half: consecutive GUIDs under one
- * prefix, consecutive IPv4 addresses in ::ffff:a.b.c.d, subnets numbered
- * in the prefix's last bytes. So the key is the interface id read as a
- * big-endian number, which puts its last bytes at the low end, XOR the
- * prefix read so and rotated by 32 bits, which puts the prefix's last bytes
- * in bits 32-39, away from the interface id's; one multiply by 2^64 / phi
- * (Fibonacci hashing, which spreads runs of consecutive keys evenly) then
- * carries every key bit into the top half of the product, which is the
- * hash. Two GIDs meet on one key only if the prefixes differ exactly as
- * the rotated interface ids do.
- */
-/*
  * Bits 32..63 of @key x 2^64/phi, which wraps on purpose, from products
  * of 32-bit halves, none of which wraps: what ibk__gid_hash() computes
  * under Frama-C's EVA (__FRAMAC__), which past an unsigned overflow alarm
@@ -2978,6 +2969,20 @@ static inline uint32_t ibk__gid_product_parts(uint64_t key)
 			   (k_hi * lo & 0xffffffffu)) & 0xffffffffu);
 }
 
+/*
+ * The GID's 32-bit hash: its top bits pick the home slot, and
+ * ibk__gid_tag() folds all 32 into the slot's tag. The GIDs of one table
+ * differ mostly in the last bytes of each half: consecutive GUIDs under one
+ * prefix, consecutive IPv4 addresses in ::ffff:a.b.c.d, subnets numbered
+ * in the prefix's last bytes. So the key is the interface id read as a
+ * big-endian number, which puts its last bytes at the low end, XOR the
+ * prefix read so and rotated by 32 bits, which puts the prefix's last bytes
+ * in bits 32-39, away from the interface id's; one multiply by 2^64 / phi
+ * (Fibonacci hashing, which spreads runs of consecutive keys evenly) then
+ * carries every key bit into the top half of the product, which is the
+ * hash. Two GIDs meet on one key only if the prefixes differ exactly as
+ * the rotated interface ids do.
+ */
 #if defined(__ARM_ARCH_6M__) || defined(__ARM_ARCH_8M_BASE__)
 /* Cortex-M0/M0+/M23 have no 32x32->64 multiply: a 64-bit product would
  * call __aeabi_lmul. Each word times its own odd constant, then a murmur3
@@ -3417,14 +3422,14 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 
 	ibk__gid_build_begin(t, c, &b);
 	for (i = 0; i < n; i++) {
-		enum ibk_gid_type type = e[i].type;
-
 		/* an empty entry is IB; ibk_gid_table_refill() has refused
-		 * any other of no valid type, which the range test keeps out
-		 * of the cells without relying on it (so that EVA sees it) */
+		 * any other of no valid type, which the cells still never
+		 * hold (so that EVA sees it without the refusal) */
+		enum ibk_gid_type type = ibk__gid_type_or(e[i].type,
+							  IBK_GID_TYPE_IB);
+
 		ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w) || type < IBK_GID_TYPE_IB ||
-		    type > IBK_GID_TYPE_ROCE_V2)
+		if (ibk__gid_words_zero(w))
 			type = IBK_GID_TYPE_IB;
 		ibk__gid_cell_store(&b.cells[i], w, type);
 		if (!ibk__gid_words_zero(w))
