@@ -11,10 +11,13 @@
 #define IBK_ATOMICS_HEADER "atomics_plain.h"
 #include "ib_tables.h"
 
-#if CAPACITY < 4
+/* two GIDs: the port reads its GID table only through the SMA's GUIDInfo
+ * and prefix, whose every statement two entries reach (tables_gid.c takes
+ * the table apart; more entries only cost time here) */
+#if CAPACITY < 2
 #define GID_CAPACITY CAPACITY
 #else
-#define GID_CAPACITY 4
+#define GID_CAPACITY 2
 #endif
 #define BURST 4
 #define PKT_MAX 320	/* a 256-byte MAD behind an LRH, GRH, BTH, DETH */
