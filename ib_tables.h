@@ -1505,16 +1505,20 @@ static inline unsigned ibk__word_offset(const void *p)
 static inline size_t ibk__bulk_head(const void *to, const void *from,
 				    size_t n, unsigned shift)
 {
+#if IBK__WORDS
 	unsigned at = ibk__word_offset(to);
 	size_t skip;
 
-#if !IBK__WORDS
-	return n;
-#endif
 	if ((at & ((1u << shift) - 1)) != 0 || at != ibk__word_offset(from))
 		return n;
 	skip = (IBK__WORD_BYTES - at) % IBK__WORD_BYTES >> shift;
 	return skip < n ? skip : n;
+#else
+	(void)to;
+	(void)from;
+	(void)shift;
+	return n;
+#endif
 }
 
 /* Writer side: from byte @at of @to, whole words hold 0 while one fits
