@@ -2850,18 +2850,10 @@ struct ibk_gid_ref {
 	struct ibk_gid gid;
 };
 
-/* @type if a GID table holds it (IB, RoCE v1, RoCE v2), else @other */
-static inline enum ibk_gid_type ibk__gid_type_or(enum ibk_gid_type type,
-						 enum ibk_gid_type other)
-{
-	return type >= IBK_GID_TYPE_IB && type <= IBK_GID_TYPE_ROCE_V2 ?
-	       type : other;
-}
-
-static inline bool ibk__gid_type_valid(enum ibk_gid_type type)
-{
-	return ibk__gid_type_or(type, IBK_GID_TYPE_ANY) != IBK_GID_TYPE_ANY;
-}
+/* Whether a GID table holds @type (IB, RoCE v1, RoCE v2): a macro, whose
+ * test bounds @type where it is used, as EVA sees (a call's would not) */
+#define IBK__GID_TYPE_VALID(type) \
+	((type) >= IBK_GID_TYPE_IB && (type) <= IBK_GID_TYPE_ROCE_V2)
 
 /*
  * A cell holds the GID as four words, each four of its bytes read least
@@ -3426,14 +3418,12 @@ static inline void ibk__gid_fill(struct ibk_gid_table *t, unsigned c,
 
 	ibk__gid_build_begin(t, c, &b);
 	for (i = 0; i < n; i++) {
-		/* an empty entry is IB; ibk_gid_table_refill() has refused
-		 * any other of no valid type, which the cells still never
-		 * hold (so that EVA sees it without the refusal) */
-		enum ibk_gid_type type = ibk__gid_type_or(e[i].type,
-							  IBK_GID_TYPE_IB);
+		enum ibk_gid_type type = e[i].type;
 
+		/* an empty entry is IB; ibk_gid_table_refill() has refused
+		 * any other of no valid type, which the cells never hold */
 		ibk__gid_to_words(&e[i].gid, w);
-		if (ibk__gid_words_zero(w))
+		if (ibk__gid_words_zero(w) || !IBK__GID_TYPE_VALID(type))
 			type = IBK_GID_TYPE_IB;
 		ibk__gid_cell_store(&b.cells[i], w, type);
 		if (!ibk__gid_words_zero(w))
@@ -3623,7 +3613,7 @@ static inline int ibk_gid_table_refill(struct ibk_gid_table *t,
 	if (n > t->hdr.capacity)
 		return IBK_ENOSPC;
 	for (i = 0; i < n; i++)
-		if (!ibk__gid_type_valid(e[i].type) &&
+		if (!IBK__GID_TYPE_VALID(e[i].type) &&
 		    !ibk_gid_is_zero(&e[i].gid))
 			return IBK_EINVAL;
 	rc = ibk__refill_begin(&t->hdr, ticket);
@@ -3670,7 +3660,7 @@ static inline int ibk_gid_table_set(struct ibk_gid_table *t, uint32_t index,
 	ibk__gid_to_words(gid, w);
 	if (ibk__gid_words_zero(w))
 		type = IBK_GID_TYPE_IB;
-	else if (!ibk__gid_type_valid(type))
+	else if (!IBK__GID_TYPE_VALID(type))
 		return IBK_EINVAL;
 	ibk_latch_write_begin(&t->hdr.latch);
 	ibk__epoch_advance(&t->hdr);
@@ -3798,7 +3788,7 @@ static inline bool ibk__gid_find_args_valid(const struct ibk_gid_table *t,
 					    enum ibk_gid_type type)
 {
 	return t && gid &&
-	       (type == IBK_GID_TYPE_ANY || ibk__gid_type_valid(type));
+	       (type == IBK_GID_TYPE_ANY || IBK__GID_TYPE_VALID(type));
 }
 
 /*
