@@ -1,12 +1,11 @@
 (* SPDX-License-Identifier: MIT *)
 (* ibk_eva.ml - loaded into frama-c after EVA (tests/frama-c/run): for
-   each function of the headers (ib_keys.h, ib_tables.h; not a harness's,
-   whose names repeat across harnesses) EVA analysed, one line
-   "function NAME REACHED TOTAL" over
-   its statements, one "unreached NAME FILE:LINE ID" per statement EVA
-   never reached (ID: a hash of the statement's text, which tells apart
-   the statements of one line across runs), and one "alarm NAME FILE:LINE
-   KIND" per alarm it emitted.
+   each function of the headers EVA analysed (ib_keys.h, ib_tables.h; not
+   a harness's, whose names repeat across harnesses), one line "function
+   NAME REACHED TOTAL" over its statements, one "unreached NAME FILE:LINE
+   ID" per statement EVA never reached (ID: a hash of the statement's
+   text, which tells apart the statements of one line across runs), and
+   one "alarm NAME FILE:LINE KIND" per alarm it emitted.
    Blocks are containers, not statements: EVA keeps no state for a block,
    only for what it holds, and C's "case X: return" becomes a block (the
    return's assignment and goto) that EVA would report as never reached
@@ -16,18 +15,15 @@ let counted s =
   | Cil_types.Block _ | Cil_types.UnspecifiedSequence _ -> false
   | _ -> true
 
+let file (p, _) =
+  Filename.basename (Filepath.Normalized.to_pretty_string p.Filepath.pos_path)
+
 let location s =
-  let (p, _) = Cil_datatype.Stmt.loc s in
-  Printf.sprintf "%s:%d"
-    (Filename.basename
-       (Filepath.Normalized.to_pretty_string p.Filepath.pos_path))
-    p.Filepath.pos_lnum
+  let loc = Cil_datatype.Stmt.loc s in
+  Printf.sprintf "%s:%d" (file loc) (fst loc).Filepath.pos_lnum
 
 let in_headers kf =
-  let (p, _) = Kernel_function.get_location kf in
-  List.mem
-    (Filename.basename
-       (Filepath.Normalized.to_pretty_string p.Filepath.pos_path))
+  List.mem (file (Kernel_function.get_location kf))
     ["ib_keys.h"; "ib_tables.h"]
 
 let report kf =
