@@ -41,6 +41,12 @@
  *	outcome against what the named module must give: Debian's own
  *	rdma_rxe as its source behaves, or examples/rxe's as the rule says.
  *	Needs the addresses and neighbours tests/vm/stack-init sets.
+ *   rxe_check race stock|ibkeys SECONDS
+ *	One thread keeps RDMA WRITE and READ going, rxe0 -> rxe1, through
+ *	keys another revokes and grants anew (an MR deregistered, a window
+ *	unbound, a window deallocated): every completion success or remote
+ *	access error, no byte written and no request granted once its key
+ *	was revoked; the counts of each outcome.
  *
  * Output: TAP (tests/tap.h) with "# ..." lines giving the counts; the VM's
  * init runs several of these in a row and counts their "ok" lines.
@@ -57,7 +63,9 @@
 #include <net/if.h>
 #include <netpacket/packet.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1765,19 +1773,26 @@ static int mem_connect(struct ibv_qp *qp, uint32_t dest_qpn,
 			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* A connected pair, requester on A, responder on B. 0, or -1. */
-static int mem_pair(struct mem_env *e, struct ibv_qp **qa, struct ibv_qp **qb)
+/* A connected pair, requester on A, responder on B in @pd_b. 0, or -1. */
+static int mem_pair_in(struct mem_env *e, struct ibv_pd *pd_b,
+		       struct ibv_qp **qa, struct ibv_qp **qb)
 {
 	union ibv_gid ga, gb;
 
 	*qa = mem_qp(e->pd_a, e->cq_a);
-	*qb = mem_qp(e->pd_b, e->cq_b);
+	*qb = mem_qp(pd_b, e->cq_b);
 	if (!*qa || !*qb ||
 	    ibv_query_gid(e->a.ctx, PORT_NUM, e->a_gid, &ga) ||
 	    ibv_query_gid(e->b.ctx, PORT_NUM, e->b_gid, &gb))
 		return -1;
 	return mem_connect(*qa, (*qb)->qp_num, &gb, e->a_gid) ||
 	       mem_connect(*qb, (*qa)->qp_num, &ga, e->b_gid) ? -1 : 0;
+}
+
+/* A connected pair, requester on A, responder on B. 0, or -1. */
+static int mem_pair(struct mem_env *e, struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	return mem_pair_in(e, e->pd_b, qa, qb);
 }
 
 static void mem_unpair(struct ibv_qp *qa, struct ibv_qp *qb)
@@ -2238,7 +2253,8 @@ static int cmd_mem(const char *dev_a, const char *dev_b)
  * outcome is a completion status, or what happened to a datagram.
  */
 enum neg_kind { N_RDMA, N_BIND_ZB_OUTSIDE, N_BIND_MR_PD, N_PKEY, N_QKEY,
-		N_QKEY_UNPRIV };
+		N_QKEY_UNPRIV, N_DEREGISTERED, N_MW_INVALIDATED, N_MW_OTHER_QP,
+		N_INV_OTHER_PD };
 
 struct neg_case {
 	const char *request;
@@ -2256,6 +2272,7 @@ struct neg_case {
 #define ACC_ERR		"remote access error"
 #define OK_WC		"success"
 #define BIND_ERR	"memory management operation error"	/* MW_BIND_ERR */
+#define INV_ERR		"remote invalid request error"	/* REM_INV_REQ_ERR */
 
 static const struct neg_case neg_cases[] = {
 	{ "RDMA WRITE at 2^64 - 0x100, 0x200 bytes (wraps past 2^64)",
@@ -2306,6 +2323,18 @@ static const struct neg_case neg_cases[] = {
 	{ "type 2 window bound to an MR of another PD",
 	  "window, MR and QP in one PD (C10-72)", N_BIND_MR_PD, 0, T_ALL, 0,
 	  0, 0, OK_WC, BIND_ERR },
+	{ "RDMA WRITE through the R_Key of a deregistered MR",
+	  "a deregistered MR's key names nothing", N_DEREGISTERED, 0, T_ALL,
+	  0, 0, 0, ACC_ERR, ACC_ERR },
+	{ "RDMA WRITE through a type 2 window after LOCAL_INV",
+	  "an invalidated window is FREE, grants nothing", N_MW_INVALIDATED, 0,
+	  T_ALL, 0, 0, 0, ACC_ERR, ACC_ERR },
+	{ "RDMA WRITE through a type 2 window bound to another QP",
+	  "a type 2 window serves only its QP", N_MW_OTHER_QP, 0, T_ALL, 0, 0,
+	  0, ACC_ERR, ACC_ERR },
+	{ "SEND with Invalidate naming a window of another PD",
+	  "a peer invalidates only what its QP reaches (ibkeys, stricter)",
+	  N_INV_OTHER_PD, 0, T_ALL, 0, 0, 0, OK_WC, INV_ERR },
 };
 #define N_NEG_CASES (sizeof(neg_cases) / sizeof(neg_cases[0]))
 
@@ -2349,21 +2378,14 @@ static const char *neg_rdma(struct mem_env *e, const struct neg_case *c)
 	return out;
 }
 
-/* A type 2 bind on a fresh pair's responder QP: its completion status. */
-static const char *neg_bind(struct mem_env *e, struct ibv_mr *mr,
-			    uint64_t addr, unsigned access)
+/* A type 2 bind of @mw on @qp over [addr, addr + 0x100) of @mr: its
+ * completion status on @cq; the window's key once bound in *@rkey. */
+static const char *neg_bind_on(struct ibv_qp *qp, struct ibv_cq *cq,
+			       struct ibv_mw *mw, struct ibv_mr *mr,
+			       uint64_t addr, unsigned access, uint32_t *rkey)
 {
-	struct ibv_qp *qa = NULL, *qb = NULL;
 	struct ibv_send_wr wr;
-	struct ibv_mw *mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
-	const char *out;
 
-	if (!mw || mem_pair(e, &qa, &qb)) {
-		mem_unpair(qa, qb);
-		if (mw)
-			ibv_dealloc_mw(mw);
-		return "no window or RC pair";
-	}
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_BIND_MW;
 	wr.send_flags = IBV_SEND_SIGNALED;
@@ -2373,10 +2395,141 @@ static const char *neg_bind(struct mem_env *e, struct ibv_mr *mr,
 	wr.bind_mw.bind_info.addr = addr;
 	wr.bind_mw.bind_info.length = 0x100;
 	wr.bind_mw.bind_info.mw_access_flags = access;
-	out = neg_post(qb, &wr, e->cq_b);
+	*rkey = wr.bind_mw.rkey;
+	return neg_post(qp, &wr, cq);
+}
+
+/* A type 2 bind on a fresh pair's responder QP: its completion status. */
+static const char *neg_bind(struct mem_env *e, struct ibv_mr *mr,
+			    uint64_t addr, unsigned access)
+{
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_mw *mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
+	const char *out;
+	uint32_t rkey;
+
+	if (!mw || mem_pair(e, &qa, &qb)) {
+		mem_unpair(qa, qb);
+		if (mw)
+			ibv_dealloc_mw(mw);
+		return "no window or RC pair";
+	}
+	out = neg_bind_on(qb, e->cq_b, mw, mr, addr, access, &rkey);
 	/* the window first: bound, it holds a reference on its QP */
 	ibv_dealloc_mw(mw);
 	mem_unpair(qa, qb);
+	return out;
+}
+
+/* A SEND with Invalidate of @rkey from @qa to @qb, which has a receive
+ * posted: the receive's completion status. */
+static const char *neg_send_inv(struct mem_env *e, struct ibv_qp *qa,
+				struct ibv_qp *qb, uint32_t rkey)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rw, *rbad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	const char *out;
+
+	sge.addr = (uintptr_t)e->buf_all;
+	sge.length = 64;
+	sge.lkey = e->mr_all->lkey;
+	memset(&rw, 0, sizeof(rw));
+	rw.sg_list = &sge;
+	rw.num_sge = 1;
+	if (ibv_post_recv(qb, &rw, &rbad))
+		return "post a receive";
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	if (ibv_post_send(qa, &wr, &bad))
+		return "post refused";
+	out = mem_wait(e->cq_b, &wc) ? ibv_wc_status_str(wc.status) :
+				       "no completion";
+	/* the requester's, whatever it is, so that no later case reads it */
+	(void)mem_wait(e->cq_a, &wc);
+	return out;
+}
+
+/*
+ * A request through a key revoked or out of the requester's reach: an RDMA
+ * WRITE from a fresh pair's requester (its completion status) through the
+ * R_Key of a deregistered MR, of a type 2 window invalidated by LOCAL_INV,
+ * or of one bound on another pair's responder; or a SEND with Invalidate
+ * naming a window bound in another PD (@mr_pd2 is an MR there), the
+ * receive's completion status.
+ */
+static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
+			       struct ibv_mr *mr_pd2)
+{
+	struct ibv_qp *qa = NULL, *qb = NULL, *qa2 = NULL, *qb2 = NULL;
+	bool other_pd = c->kind == N_INV_OTHER_PD;
+	struct ibv_mw *mw = NULL;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+	const char *out;
+	uint32_t rkey;
+
+	if (mem_pair(e, &qa, &qb) ||
+	    (c->kind != N_DEREGISTERED &&
+	     mem_pair_in(e, other_pd ? e->pd_b2 : e->pd_b, &qa2, &qb2))) {
+		out = "no RC pairs";
+		goto done;
+	}
+	if (c->kind == N_DEREGISTERED) {
+		mr = ibv_reg_mr(e->pd_b, e->buf_all, MEM_BUF,
+				IBV_ACCESS_LOCAL_WRITE | MEM_REMOTE);
+		if (!mr) {
+			out = "no MR";
+			goto done;
+		}
+		rkey = mr->rkey;
+		if (ibv_dereg_mr(mr)) {
+			out = "deregistration refused";
+			goto done;
+		}
+	} else {
+		mw = ibv_alloc_mw(other_pd ? e->pd_b2 : e->pd_b, IBV_MW_TYPE_2);
+		if (!mw) {
+			out = "no window";
+			goto done;
+		}
+		/* bound on the invalidating pair's responder, or on the
+		 * other pair's */
+		out = neg_bind_on(c->kind == N_MW_INVALIDATED ? qb : qb2,
+				  e->cq_b, mw, other_pd ? mr_pd2 : e->mr_all,
+				  other_pd ? (uintptr_t)mr_pd2->addr :
+					     (uintptr_t)e->buf_all,
+				  IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_WRITE, &rkey);
+		if (strcmp(out, OK_WC) != 0)
+			goto done;
+	}
+	if (other_pd) {
+		out = neg_send_inv(e, qa, qb, rkey);
+		goto done;
+	}
+	if (c->kind == N_MW_INVALIDATED) {
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = IBV_WR_LOCAL_INV;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.invalidate_rkey = rkey;
+		out = neg_post(qb, &wr, e->cq_b);
+		if (strcmp(out, OK_WC) != 0)
+			goto done;
+	}
+	mem_request(e, IBV_WR_RDMA_WRITE, (uintptr_t)e->buf_all, rkey, 64,
+		    &wr, &sge);
+	out = neg_post(qa, &wr, e->cq_a);
+done:
+	/* the window first: bound, it holds a reference on its QP */
+	if (mw)
+		ibv_dealloc_mw(mw);
+	mem_unpair(qa, qb);
+	mem_unpair(qa2, qb2);
 	return out;
 }
 
@@ -2566,6 +2719,12 @@ static int cmd_neg(const char *module)
 			got = neg_bind(&e, mr_bind2, (uintptr_t)buf2,
 				       IBV_ACCESS_REMOTE_READ);
 			break;
+		case N_DEREGISTERED:
+		case N_MW_INVALIDATED:
+		case N_MW_OTHER_QP:
+		case N_INV_OTHER_PD:
+			got = neg_revoked(&e, c, mr_bind2);
+			break;
 		default:
 			got = neg_ud(&e, c, &s, &r, &aa, ah);
 			break;
@@ -2581,6 +2740,236 @@ static int cmd_neg(const char *module)
 }
 
 /* ------------------------------------------------------------------------
+ * race: keys revoked while another thread's requests run through them
+ * ------------------------------------------------------------------------ */
+
+/*
+ * One thread (the requester) keeps RDMA WRITEs and READs of 64 bytes going
+ * from rxe0 to a page of rxe1 through whichever key was published last;
+ * the other (the owner of the page) grants that key and revokes it, cycle
+ * after cycle: an MR registered and deregistered, a type 1 window bound
+ * and unbound by a bind of length 0, a type 1 window bound and
+ * deallocated. Once a revocation has returned and the request in flight
+ * at that moment has completed, the owner marks the key revoked, zeroes
+ * the page and waits: any byte that changes after that was written
+ * through a key that no longer grants it, and any request posted after
+ * the mark that succeeds was granted by a revoked key. A refused request
+ * (remote access error) moves the requester's QP to the error state; it
+ * takes a fresh pair and goes on.
+ */
+#define RACE_LEN	64
+
+struct race {
+	struct mem_env *e;
+	uint8_t *page;			/* rxe1's bytes the keys grant */
+	_Atomic uint32_t key;		/* the key to use, last published */
+	_Atomic uint32_t revoked;	/* the last key known revoked */
+	_Atomic unsigned long posted, done;
+	_Atomic bool stop;
+	/* the requester's, read once it has stopped */
+	unsigned long ok[2], refused[2], late_grants, other;
+	char other_status[64];
+};
+
+static void *race_requester(void *arg)
+{
+	struct race *r = arg;
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	unsigned long i;
+
+	for (i = 0; !atomic_load(&r->stop); i++) {
+		bool read = i & 1;
+		uint32_t key = atomic_load(&r->key);
+		bool revoked = key == atomic_load(&r->revoked);
+
+		if (!qa && mem_pair(r->e, &qa, &qb)) {
+			snprintf(r->other_status, sizeof(r->other_status),
+				 "no RC pair");
+			r->other++;
+			break;
+		}
+		if (!read)
+			memset(r->e->buf_a, (int)(i % 255) + 1, RACE_LEN);
+		mem_request(r->e, read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+			    (uintptr_t)r->page, key, RACE_LEN, &wr, &sge);
+		atomic_fetch_add(&r->posted, 1);
+		if (ibv_post_send(qa, &wr, &bad) || !mem_wait(r->e->cq_a, &wc)) {
+			snprintf(r->other_status, sizeof(r->other_status),
+				 "post refused or no completion");
+			r->other++;
+			break;
+		}
+		atomic_fetch_add(&r->done, 1);
+		if (wc.status == IBV_WC_SUCCESS) {
+			r->ok[read]++;
+			r->late_grants += revoked;
+			continue;
+		}
+		if (wc.status == IBV_WC_REM_ACCESS_ERR) {
+			r->refused[read]++;
+		} else {
+			snprintf(r->other_status, sizeof(r->other_status),
+				 "%s", ibv_wc_status_str(wc.status));
+			r->other++;
+		}
+		mem_unpair(qa, qb);
+		qa = qb = NULL;
+	}
+	atomic_store(&r->done, ULONG_MAX);	/* no request in flight now */
+	mem_unpair(qa, qb);
+	return NULL;
+}
+
+/* Binds type 1 window @mw over @length bytes of @mr at @addr (0: unbinds
+ * it) on @qp, completions on @cq. 0, or -1. */
+static int race_bind(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw,
+		     struct ibv_mr *mr, uint64_t addr, uint64_t length)
+{
+	struct ibv_mw_bind bind;
+	struct ibv_wc wc;
+
+	memset(&bind, 0, sizeof(bind));
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = addr;
+	bind.bind_info.length = length;
+	bind.bind_info.mw_access_flags = length ? IBV_ACCESS_REMOTE_READ |
+						  IBV_ACCESS_REMOTE_WRITE : 0;
+	if (ibv_bind_mw(qp, mw, &bind) || !mem_wait(cq, &wc))
+		return -1;
+	return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+}
+
+/* A pause of 1 to 8 ms, a different one each time. */
+static void race_pause(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	sleep_ms(1 + (*seed >> 16) % 8);
+}
+
+/*
+ * One cycle of kind @kind (0 MR, 1 window unbound, 2 window deallocated):
+ * grant a key, let the requester use it, revoke it, fence, mark, zero and
+ * watch. The bytes that changed while watched, or -1 if a step failed.
+ */
+static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
+		      struct ibv_qp *qm, unsigned *seed)
+{
+	struct mem_env *e = r->e;
+	struct ibv_mr *mr = NULL;
+	struct ibv_mw *mw = NULL;
+	unsigned long in_flight;
+	int changed = 0;
+	unsigned i;
+	uint32_t key;
+
+	if (kind == 0) {
+		mr = ibv_reg_mr(e->pd_b, r->page, MEM_BUF,
+				IBV_ACCESS_LOCAL_WRITE | MEM_REMOTE);
+		if (!mr)
+			return -1;
+		key = mr->rkey;
+	} else {
+		mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_1);
+		if (!mw || race_bind(qm, e->cq_b, mw, mr_bind,
+				     (uintptr_t)r->page, MEM_BUF))
+			return -1;
+		key = mw->rkey;
+	}
+	atomic_store(&r->key, key);
+	race_pause(seed);
+
+	in_flight = atomic_load(&r->posted);
+	if (kind == 0 ? ibv_dereg_mr(mr) :
+	    kind == 1 ? race_bind(qm, e->cq_b, mw, mr_bind, 0, 0) :
+			ibv_dealloc_mw(mw))
+		return -1;
+	while (atomic_load(&r->done) < in_flight)
+		sleep_ms(1);
+	atomic_store(&r->revoked, key);
+	memset(r->page, 0, MEM_BUF);
+	race_pause(seed);
+	for (i = 0; i < MEM_BUF; i++)
+		changed += r->page[i] != 0;
+	if (kind == 1 && ibv_dealloc_mw(mw))
+		return -1;
+	return changed;
+}
+
+/*
+ * race MODULE SECONDS: cycles for SECONDS, then the counts: each outcome
+ * of each kind of request, the bytes written after a revocation and the
+ * late grants (both must be 0), anything else the requester saw (must be
+ * nothing); and both outcomes must have occurred, or the race was not run.
+ */
+static int cmd_race(const char *module, const char *seconds)
+{
+	double until = now_s() + atof(seconds);
+	unsigned cycles[3] = { 0, 0, 0 }, seed = 1, kind = 0;
+	struct ibv_qp *qma = NULL, *qmb = NULL;
+	long written = 0;
+	struct ibv_mr *mr_bind;
+	struct mem_env e;
+	struct race r;
+	pthread_t t;
+	int rc = mem_setup(&e, "rxe0", "rxe1");
+
+	if (rc)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.e = &e;
+	if (posix_memalign((void **)&r.page, MEM_BUF, MEM_BUF))
+		return cannot_run("race: out of memory");
+	memset(r.page, 0, MEM_BUF);
+	/* the MR the windows bind to: its own key is never published */
+	mr_bind = ibv_reg_mr(e.pd_b, r.page, MEM_BUF, IBV_ACCESS_LOCAL_WRITE |
+			     MEM_REMOTE | IBV_ACCESS_MW_BIND);
+	if (!mr_bind || mem_pair(&e, &qma, &qmb))
+		return cannot_run("race: an MR to bind to, a pair to bind on");
+	atomic_store(&r.key, mr_bind->lkey ^ 0xff);	/* no object's */
+	if (pthread_create(&t, NULL, race_requester, &r))
+		return cannot_run("race: a thread");
+	/* until the time is up or the requester has stopped */
+	while (now_s() < until && atomic_load(&r.done) != ULONG_MAX) {
+		int n = race_cycle(&r, kind, mr_bind, qmb, &seed);
+
+		if (n < 0)
+			break;
+		written += n;
+		cycles[kind]++;
+		kind = (kind + 1) % 3;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+
+	tap_diag("race on %s: %u cycles MR dereg, %u window unbind, %u window "
+		 "dealloc; WRITE %lu ok %lu refused, READ %lu ok %lu refused",
+		 module, cycles[0], cycles[1], cycles[2], r.ok[0],
+		 r.refused[0], r.ok[1], r.refused[1]);
+	tap_ok(cycles[0] && cycles[1] && cycles[2] &&
+	       cycles[0] + cycles[1] + cycles[2] >= 9,
+	       "race on %s: every kind of cycle ran, each step succeeding "
+	       "(%u, %u, %u)", module, cycles[0], cycles[1], cycles[2]);
+	tap_ok(r.other == 0, "race on %s: every completion success or remote "
+	       "access error (%lu others%s%s)", module, r.other,
+	       r.other ? ": " : "", r.other_status);
+	tap_ok(r.ok[0] && r.ok[1] && r.refused[0] + r.refused[1],
+	       "race on %s: requests granted and refused both", module);
+	tap_ok(written == 0, "race on %s: no byte written once its key was "
+	       "revoked (%ld)", module, written);
+	tap_ok(r.late_grants == 0, "race on %s: no request granted by a key "
+	       "already revoked (%lu)", module, r.late_grants);
+	mem_unpair(qma, qmb);
+	ibv_dereg_mr(mr_bind);
+	free(r.page);
+	mem_teardown(&e);
+	return tap_done();
+}
+
+/* ------------------------------------------------------------------------
  * main
  * ------------------------------------------------------------------------ */
 
@@ -2591,7 +2980,8 @@ static int usage(void)
 	      "       rxe_check ud SEND_DEV RECV_DEV RECV_NETDEV\n"
 	      "       rxe_check qkey DEV\n"
 	      "       rxe_check mem REQUESTER_DEV RESPONDER_DEV\n"
-	      "       rxe_check neg stock|ibkeys\n", stderr);
+	      "       rxe_check neg stock|ibkeys\n"
+	      "       rxe_check race stock|ibkeys SECONDS\n", stderr);
 	return EXIT_CANNOT_RUN;
 }
 
@@ -2610,5 +3000,7 @@ int main(int argc, char **argv)
 		return cmd_mem(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "neg") == 0)
 		return cmd_neg(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "race") == 0)
+		return cmd_race(argv[2], argv[3]);
 	return usage();
 }
