@@ -1696,6 +1696,9 @@ static int cmd_qkey(const char *devname)
 #define MEM_WAIT_S	20.0		/* for one completion, under TCG */
 #define MEM_REMOTE	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_ATOMIC)
+/* completion statuses, as ibv_wc_status_str() prints them */
+#define OK_WC		"success"
+#define ACC_ERR		"remote access error"
 
 /* The requester (A, the send side of the UD test) and the responder (B),
  * and on B the objects the requests name, mirrored in an ibk_mr_table. */
@@ -1869,31 +1872,57 @@ static bool mem_wait(struct ibv_cq *cq, struct ibv_wc *wc)
 	return false;
 }
 
-/* Binds the type 2 window on the pair's responder QP, in the device and in
- * the table, over [addr, addr + len) of mr_all, remote read and write. */
-static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
+/* Posts @wr on @qp: its completion's status on @cq, or why there is none. */
+static const char *mem_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			    struct ibv_cq *cq)
 {
-	struct ibv_send_wr wr, *bad;
-	struct ibk_mw_bind_wr bw;
+	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
+
+	if (ibv_post_send(qp, wr, &bad))
+		return "post refused";
+	if (!mem_wait(cq, &wc))
+		return "no completion";
+	return ibv_wc_status_str(wc.status);
+}
+
+/* A type 2 bind of @mw on @qp over [addr, addr + length) of @mr: its
+ * completion status on @cq; the window's key once bound in *@rkey. */
+static const char *mem_bind_on(struct ibv_qp *qp, struct ibv_cq *cq,
+			       struct ibv_mw *mw, struct ibv_mr *mr,
+			       uint64_t addr, uint64_t length, unsigned access,
+			       uint32_t *rkey)
+{
+	struct ibv_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_BIND_MW;
 	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.bind_mw.mw = e->mw;
-	wr.bind_mw.rkey = ibv_inc_rkey(e->mw->rkey);
-	wr.bind_mw.bind_info.mr = e->mr_all;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info.mr = mr;
 	wr.bind_mw.bind_info.addr = addr;
-	wr.bind_mw.bind_info.length = len;
-	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ |
-					       IBV_ACCESS_REMOTE_WRITE;
-	if (ibv_post_send(e->mw_qp_b, &wr, &bad) || !mem_wait(e->cq_b, &wc) ||
-	    wc.status != IBV_WC_SUCCESS)
+	wr.bind_mw.bind_info.length = length;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	*rkey = wr.bind_mw.rkey;
+	return mem_post(qp, &wr, cq);
+}
+
+/* Binds the type 2 window on the pair's responder QP, in the device and in
+ * the table, over [addr, addr + len) of mr_all, remote read and write. */
+static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
+{
+	struct ibk_mw_bind_wr bw;
+	uint32_t rkey;
+
+	if (strcmp(mem_bind_on(e->mw_qp_b, e->cq_b, e->mw, e->mr_all, addr, len,
+			       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
+			       &rkey), OK_WC) != 0)
 		return -1;
 	memset(&bw, 0, sizeof(bw));
 	bw.mw_rkey = e->mw->rkey;
 	bw.mr_lkey = e->mr_all->lkey;
-	bw.key_byte = ibk_rkey_byte(wr.bind_mw.rkey);
+	bw.key_byte = ibk_rkey_byte(rkey);
 	bw.addr = addr;
 	bw.length = len;
 	bw.access = IBK_ACCESS_REMOTE_READ | IBK_ACCESS_REMOTE_WRITE;
@@ -1901,7 +1930,7 @@ static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
 	bw.qp_pd = e->pd_b->handle;
 	if (ibk_mr_table_bind(&e->table, &bw) != IBK_MEMOP_OK)
 		return -1;
-	e->mw_rkey = wr.bind_mw.rkey;
+	e->mw_rkey = rkey;
 	e->mw_addr = addr;
 	e->mw_len = len;
 	return 0;
@@ -2269,8 +2298,6 @@ struct neg_case {
 };
 
 #define NEG_TOP		(0 - (uint64_t)MEM_BUF)
-#define ACC_ERR		"remote access error"
-#define OK_WC		"success"
 #define BIND_ERR	"memory management operation error"	/* MW_BIND_ERR */
 #define INV_ERR		"remote invalid request error"	/* REM_INV_REQ_ERR */
 
@@ -2338,20 +2365,6 @@ static const struct neg_case neg_cases[] = {
 };
 #define N_NEG_CASES (sizeof(neg_cases) / sizeof(neg_cases[0]))
 
-/* Posts @wr on @qp: its completion's status on @cq, or why there is none. */
-static const char *neg_post(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			    struct ibv_cq *cq)
-{
-	struct ibv_send_wr *bad;
-	struct ibv_wc wc;
-
-	if (ibv_post_send(qp, wr, &bad))
-		return "post refused";
-	if (!mem_wait(cq, &wc))
-		return "no completion";
-	return ibv_wc_status_str(wc.status);
-}
-
 /* One RDMA request from a fresh pair: the requester's completion status. */
 static const char *neg_rdma(struct mem_env *e, const struct neg_case *c)
 {
@@ -2373,30 +2386,9 @@ static const char *neg_rdma(struct mem_env *e, const struct neg_case *c)
 	}
 	mem_request(e, c->op, c->va ? c->va : start + (uint64_t)c->offset,
 		    rkey, c->length, &wr, &sge);
-	out = neg_post(qa, &wr, e->cq_a);
+	out = mem_post(qa, &wr, e->cq_a);
 	mem_unpair(qa, qb);
 	return out;
-}
-
-/* A type 2 bind of @mw on @qp over [addr, addr + 0x100) of @mr: its
- * completion status on @cq; the window's key once bound in *@rkey. */
-static const char *neg_bind_on(struct ibv_qp *qp, struct ibv_cq *cq,
-			       struct ibv_mw *mw, struct ibv_mr *mr,
-			       uint64_t addr, unsigned access, uint32_t *rkey)
-{
-	struct ibv_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = IBV_WR_BIND_MW;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.bind_mw.mw = mw;
-	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
-	wr.bind_mw.bind_info.mr = mr;
-	wr.bind_mw.bind_info.addr = addr;
-	wr.bind_mw.bind_info.length = 0x100;
-	wr.bind_mw.bind_info.mw_access_flags = access;
-	*rkey = wr.bind_mw.rkey;
-	return neg_post(qp, &wr, cq);
 }
 
 /* A type 2 bind on a fresh pair's responder QP: its completion status. */
@@ -2414,7 +2406,7 @@ static const char *neg_bind(struct mem_env *e, struct ibv_mr *mr,
 			ibv_dealloc_mw(mw);
 		return "no window or RC pair";
 	}
-	out = neg_bind_on(qb, e->cq_b, mw, mr, addr, access, &rkey);
+	out = mem_bind_on(qb, e->cq_b, mw, mr, addr, 0x100, access, &rkey);
 	/* the window first: bound, it holds a reference on its QP */
 	ibv_dealloc_mw(mw);
 	mem_unpair(qa, qb);
@@ -2499,10 +2491,10 @@ static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
 		}
 		/* bound on the invalidating pair's responder, or on the
 		 * other pair's */
-		out = neg_bind_on(c->kind == N_MW_INVALIDATED ? qb : qb2,
+		out = mem_bind_on(c->kind == N_MW_INVALIDATED ? qb : qb2,
 				  e->cq_b, mw, other_pd ? mr_pd2 : e->mr_all,
 				  other_pd ? (uintptr_t)mr_pd2->addr :
-					     (uintptr_t)e->buf_all,
+					     (uintptr_t)e->buf_all, 0x100,
 				  IBV_ACCESS_REMOTE_READ |
 				  IBV_ACCESS_REMOTE_WRITE, &rkey);
 		if (strcmp(out, OK_WC) != 0)
@@ -2517,13 +2509,13 @@ static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
 		wr.opcode = IBV_WR_LOCAL_INV;
 		wr.send_flags = IBV_SEND_SIGNALED;
 		wr.invalidate_rkey = rkey;
-		out = neg_post(qb, &wr, e->cq_b);
+		out = mem_post(qb, &wr, e->cq_b);
 		if (strcmp(out, OK_WC) != 0)
 			goto done;
 	}
 	mem_request(e, IBV_WR_RDMA_WRITE, (uintptr_t)e->buf_all, rkey, 64,
 		    &wr, &sge);
-	out = neg_post(qa, &wr, e->cq_a);
+	out = mem_post(qa, &wr, e->cq_a);
 done:
 	/* the window first: bound, it holds a reference on its QP */
 	if (mw)
