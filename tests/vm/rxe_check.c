@@ -2739,29 +2739,83 @@ static int cmd_neg(const char *module)
  * One thread (the requester) keeps RDMA WRITEs and READs of 64 bytes going
  * from rxe0 to a page of rxe1 through whichever key was published last;
  * the other (the owner of the page) grants that key and revokes it, cycle
- * after cycle: an MR registered and deregistered, a type 1 window bound
- * and unbound by a bind of length 0, a type 1 window bound and
- * deallocated. Once a revocation has returned and the request in flight
- * at that moment has completed, the owner marks the key revoked, zeroes
- * the page and waits: any byte that changes after that was written
- * through a key that no longer grants it, and any request posted after
- * the mark that succeeds was granted by a revoked key. A refused request
- * (remote access error) moves the requester's QP to the error state; it
- * takes a fresh pair and goes on.
+ * after cycle, in five ways: an MR registered and deregistered; a type 1
+ * window bound, then unbound by a bind of length 0, or deallocated; a
+ * type 2 window bound on the requester's responder QP, then invalidated by
+ * LOCAL_INV (posted on another QP of the PD) or deallocated. Once a
+ * revocation has returned and the request in flight at that moment has
+ * completed, the owner marks the key revoked, zeroes the page and waits:
+ * any byte that changes after that was written through a key that no
+ * longer grants it, and any request posted after the mark that succeeds
+ * was granted by a revoked key. A refused request (remote access error)
+ * moves both QPs of the requester's pair to the error state: it takes a
+ * fresh pair and, if the key was already marked revoked, waits idle for
+ * the next one; a type 2 window is bound only then.
  */
 #define RACE_LEN	64
+#define RACE_KINDS	5
+
+static const char *const race_kind[RACE_KINDS] = {
+	"MR dereg", "type 1 unbind", "type 1 dealloc", "type 2 LOCAL_INV",
+	"type 2 dealloc",
+};
 
 struct race {
 	struct mem_env *e;
 	uint8_t *page;			/* rxe1's bytes the keys grant */
-	_Atomic uint32_t key;		/* the key to use, last published */
+	/* the key to use, last published, and its kind (bits 32 up) */
+	_Atomic uint64_t key;
 	_Atomic uint32_t revoked;	/* the last key known revoked */
 	_Atomic unsigned long posted, done;
+	/* the requester waits for the next key on a fresh pair, posting nothing */
+	_Atomic bool idle;
 	_Atomic bool stop;
+	/*
+	 * Under lock: the requester's responder QP (NULL between pairs), the
+	 * one a type 2 window is bound on, and a pair the requester has left
+	 * whose responder still has a window bound: destroying a QP waits for
+	 * the windows' references (rxe_cleanup()), so the owner destroys it
+	 * once the window is revoked.
+	 */
+	pthread_mutex_t lock;
+	struct ibv_qp *qb, *bound_qb, *left_qa, *left_qb;
 	/* the requester's, read once it has stopped */
-	unsigned long ok[2], refused[2], late_grants, other;
+	unsigned long ok[2], refused[2], granted[RACE_KINDS], late_grants;
+	unsigned long other;
 	char other_status[64];
 };
+
+/* The requester's fresh pair, its responder published. 0, or -1 with
+ * both NULL. */
+static int race_pair(struct race *r, struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	rc = mem_pair(r->e, qa, qb);
+	if (rc) {
+		mem_unpair(*qa, *qb);
+		*qa = *qb = NULL;
+	}
+	r->qb = *qb;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+/* The requester leaves its pair: destroyed, or left to the owner while a
+ * type 2 window is bound on its responder. */
+static void race_unpair(struct race *r, struct ibv_qp *qa, struct ibv_qp *qb)
+{
+	pthread_mutex_lock(&r->lock);
+	r->qb = NULL;
+	if (qb && qb == r->bound_qb) {
+		r->left_qa = qa;
+		r->left_qb = qb;
+	} else {
+		mem_unpair(qa, qb);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
 
 static void *race_requester(void *arg)
 {
@@ -2774,10 +2828,11 @@ static void *race_requester(void *arg)
 
 	for (i = 0; !atomic_load(&r->stop); i++) {
 		bool read = i & 1;
-		uint32_t key = atomic_load(&r->key);
+		uint64_t pub = atomic_load(&r->key);
+		uint32_t key = (uint32_t)pub;
 		bool revoked = key == atomic_load(&r->revoked);
 
-		if (!qa && mem_pair(r->e, &qa, &qb)) {
+		if (!qa && race_pair(r, &qa, &qb)) {
 			snprintf(r->other_status, sizeof(r->other_status),
 				 "no RC pair");
 			r->other++;
@@ -2797,6 +2852,7 @@ static void *race_requester(void *arg)
 		atomic_fetch_add(&r->done, 1);
 		if (wc.status == IBV_WC_SUCCESS) {
 			r->ok[read]++;
+			r->granted[(pub >> 32) % RACE_KINDS]++;
 			r->late_grants += revoked;
 			continue;
 		}
@@ -2807,11 +2863,17 @@ static void *race_requester(void *arg)
 				 "%s", ibv_wc_status_str(wc.status));
 			r->other++;
 		}
-		mem_unpair(qa, qb);
+		race_unpair(r, qa, qb);
 		qa = qb = NULL;
+		if (race_pair(r, &qa, &qb) || !revoked)
+			continue;	/* a failed pair counted at the top */
+		atomic_store(&r->idle, true);
+		while (atomic_load(&r->key) == pub && !atomic_load(&r->stop))
+			sleep_ms(1);
+		atomic_store(&r->idle, false);
 	}
 	atomic_store(&r->done, ULONG_MAX);	/* no request in flight now */
-	mem_unpair(qa, qb);
+	race_unpair(r, qa, qb);
 	return NULL;
 }
 
@@ -2835,6 +2897,79 @@ static int race_bind(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw,
 	return wc.status == IBV_WC_SUCCESS ? 0 : -1;
 }
 
+/*
+ * Binds type 2 window @mw over the page of @mr on the requester's responder
+ * QP, once the requester waits idle on a fresh pair: a request of its
+ * refused under the bind would move that QP to the error state, and a bind
+ * that the QP's flush then reports as failed may have taken effect. The
+ * window's key in *@key; 0, or -1.
+ */
+static int race_bind_type2(struct race *r, struct ibv_mw *mw,
+			   struct ibv_mr *mr, uint32_t *key)
+{
+	double deadline = now_s() + MEM_WAIT_S;
+	bool bound = false;
+
+	while (!atomic_load(&r->idle)) {
+		if (now_s() > deadline || atomic_load(&r->done) == ULONG_MAX)
+			return -1;
+		sleep_ms(1);
+	}
+	pthread_mutex_lock(&r->lock);
+	if (r->qb)
+		bound = strcmp(mem_bind_on(r->qb, r->e->cq_b, mw, mr,
+					   (uintptr_t)r->page, MEM_BUF,
+					   IBV_ACCESS_REMOTE_READ |
+					   IBV_ACCESS_REMOTE_WRITE, key),
+			       OK_WC) == 0;
+	if (bound)
+		r->bound_qb = r->qb;
+	pthread_mutex_unlock(&r->lock);
+	return bound ? 0 : -1;
+}
+
+/* The type 2 window is revoked: a pair the requester left behind it goes. */
+static void race_type2_revoked(struct race *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->bound_qb = NULL;
+	mem_unpair(r->left_qa, r->left_qb);
+	r->left_qa = r->left_qb = NULL;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Revokes the key of cycle @kind (the MR or window it names) on owner's
+ * QP @qm. 0, or -1. */
+static int race_revoke(struct race *r, unsigned kind, struct ibv_mr *mr,
+		       struct ibv_mw *mw, struct ibv_mr *mr_bind,
+		       struct ibv_qp *qm, uint32_t key)
+{
+	struct ibv_send_wr wr;
+	int rc;
+
+	switch (kind) {
+	case 0:
+		return ibv_dereg_mr(mr);
+	case 1:
+		return race_bind(qm, r->e->cq_b, mw, mr_bind, 0, 0);
+	case 2:
+		return ibv_dealloc_mw(mw);
+	case 3:
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = IBV_WR_LOCAL_INV;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.invalidate_rkey = key;
+		rc = strcmp(mem_post(qm, &wr, r->e->cq_b), OK_WC) ? -1 : 0;
+		break;
+	default:
+		rc = ibv_dealloc_mw(mw);
+		break;
+	}
+	if (rc == 0)
+		race_type2_revoked(r);
+	return rc;
+}
+
 /* A pause of 1 to 8 ms, a different one each time. */
 static void race_pause(unsigned *seed)
 {
@@ -2843,9 +2978,9 @@ static void race_pause(unsigned *seed)
 }
 
 /*
- * One cycle of kind @kind (0 MR, 1 window unbound, 2 window deallocated):
- * grant a key, let the requester use it, revoke it, fence, mark, zero and
- * watch. The bytes that changed while watched, or -1 if a step failed.
+ * One cycle of kind @kind (race_kind[]): grant a key, let the requester use
+ * it, revoke it, fence, mark, zero and watch. The bytes that changed while
+ * watched, or -1 if a step failed.
  */
 static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
 		      struct ibv_qp *qm, unsigned *seed)
@@ -2864,20 +2999,22 @@ static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
 		if (!mr)
 			return -1;
 		key = mr->rkey;
-	} else {
+	} else if (kind < 3) {
 		mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_1);
 		if (!mw || race_bind(qm, e->cq_b, mw, mr_bind,
 				     (uintptr_t)r->page, MEM_BUF))
 			return -1;
 		key = mw->rkey;
+	} else {
+		mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_2);
+		if (!mw || race_bind_type2(r, mw, mr_bind, &key))
+			return -1;
 	}
-	atomic_store(&r->key, key);
+	atomic_store(&r->key, key | (uint64_t)kind << 32);
 	race_pause(seed);
 
 	in_flight = atomic_load(&r->posted);
-	if (kind == 0 ? ibv_dereg_mr(mr) :
-	    kind == 1 ? race_bind(qm, e->cq_b, mw, mr_bind, 0, 0) :
-			ibv_dealloc_mw(mw))
+	if (race_revoke(r, kind, mr, mw, mr_bind, qm, key))
 		return -1;
 	while (atomic_load(&r->done) < in_flight)
 		sleep_ms(1);
@@ -2886,7 +3023,7 @@ static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
 	race_pause(seed);
 	for (i = 0; i < MEM_BUF; i++)
 		changed += r->page[i] != 0;
-	if (kind == 1 && ibv_dealloc_mw(mw))
+	if ((kind == 1 || kind == 3) && ibv_dealloc_mw(mw))
 		return -1;
 	return changed;
 }
@@ -2895,13 +3032,15 @@ static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
  * race MODULE SECONDS: cycles for SECONDS, then the counts: each outcome
  * of each kind of request, the bytes written after a revocation and the
  * late grants (both must be 0), anything else the requester saw (must be
- * nothing); and both outcomes must have occurred, or the race was not run.
+ * nothing); and both outcomes must have occurred, each kind of key having
+ * granted, or the race was not run.
  */
 static int cmd_race(const char *module, const char *seconds)
 {
 	double until = now_s() + atof(seconds);
-	unsigned cycles[3] = { 0, 0, 0 }, seed = 1, kind = 0;
+	unsigned cycles[RACE_KINDS] = { 0 }, seed = 1, kind = 0, total = 0;
 	struct ibv_qp *qma = NULL, *qmb = NULL;
+	bool every_kind = true;
 	long written = 0;
 	struct ibv_mr *mr_bind;
 	struct mem_env e;
@@ -2913,6 +3052,7 @@ static int cmd_race(const char *module, const char *seconds)
 		return rc;
 	memset(&r, 0, sizeof(r));
 	r.e = &e;
+	pthread_mutex_init(&r.lock, NULL);
 	if (posix_memalign((void **)&r.page, MEM_BUF, MEM_BUF))
 		return cannot_run("race: out of memory");
 	memset(r.page, 0, MEM_BUF);
@@ -2932,19 +3072,24 @@ static int cmd_race(const char *module, const char *seconds)
 			break;
 		written += n;
 		cycles[kind]++;
-		kind = (kind + 1) % 3;
+		kind = (kind + 1) % RACE_KINDS;
 	}
 	atomic_store(&r.stop, true);
 	pthread_join(t, NULL);
 
-	tap_diag("race on %s: %u cycles MR dereg, %u window unbind, %u window "
-		 "dealloc; WRITE %lu ok %lu refused, READ %lu ok %lu refused",
-		 module, cycles[0], cycles[1], cycles[2], r.ok[0],
-		 r.refused[0], r.ok[1], r.refused[1]);
-	tap_ok(cycles[0] && cycles[1] && cycles[2] &&
-	       cycles[0] + cycles[1] + cycles[2] >= 9,
-	       "race on %s: every kind of cycle ran, each step succeeding "
-	       "(%u, %u, %u)", module, cycles[0], cycles[1], cycles[2]);
+	for (kind = 0; kind < RACE_KINDS; kind++) {
+		tap_diag("race on %s: %s: %u cycles, %lu requests granted",
+			 module, race_kind[kind], cycles[kind],
+			 r.granted[kind]);
+		every_kind = every_kind && cycles[kind] && r.granted[kind];
+		total += cycles[kind];
+	}
+	tap_diag("race on %s: WRITE %lu ok %lu refused, READ %lu ok %lu "
+		 "refused", module, r.ok[0], r.refused[0], r.ok[1],
+		 r.refused[1]);
+	tap_ok(every_kind && total >= 3 * RACE_KINDS,
+	       "race on %s: every kind of cycle ran, each step succeeding, "
+	       "each kind's key granting (%u cycles)", module, total);
 	tap_ok(r.other == 0, "race on %s: every completion success or remote "
 	       "access error (%lu others%s%s)", module, r.other,
 	       r.other ? ": " : "", r.other_status);
