@@ -1908,6 +1908,27 @@ static const char *mem_bind_on(struct ibv_qp *qp, struct ibv_cq *cq,
 	return mem_post(qp, &wr, cq);
 }
 
+/* Binds type 1 window @mw over @length bytes of @mr at @addr (0: unbinds
+ * it) on @qp, completions on @cq. 0, or -1. */
+static int mem_bind_type1(struct ibv_qp *qp, struct ibv_cq *cq,
+			  struct ibv_mw *mw, struct ibv_mr *mr, uint64_t addr,
+			  uint64_t length)
+{
+	struct ibv_mw_bind bind;
+	struct ibv_wc wc;
+
+	memset(&bind, 0, sizeof(bind));
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.bind_info.mr = mr;
+	bind.bind_info.addr = addr;
+	bind.bind_info.length = length;
+	bind.bind_info.mw_access_flags = length ? IBV_ACCESS_REMOTE_READ |
+						  IBV_ACCESS_REMOTE_WRITE : 0;
+	if (ibv_bind_mw(qp, mw, &bind) || !mem_wait(cq, &wc))
+		return -1;
+	return wc.status == IBV_WC_SUCCESS ? 0 : -1;
+}
+
 /* Binds the type 2 window on the pair's responder QP, in the device and in
  * the table, over [addr, addr + len) of mr_all, remote read and write. */
 static int mem_bind(struct mem_env *e, uint64_t addr, uint64_t len)
@@ -2283,7 +2304,7 @@ static int cmd_mem(const char *dev_a, const char *dev_b)
  */
 enum neg_kind { N_RDMA, N_BIND_ZB_OUTSIDE, N_BIND_MR_PD, N_PKEY, N_QKEY,
 		N_QKEY_UNPRIV, N_DEREGISTERED, N_MW_INVALIDATED, N_MW_OTHER_QP,
-		N_INV_OTHER_PD };
+		N_INV_OTHER_PD, N_MW_UNBOUND };
 
 struct neg_case {
 	const char *request;
@@ -2355,6 +2376,9 @@ static const struct neg_case neg_cases[] = {
 	  0, 0, 0, ACC_ERR, ACC_ERR },
 	{ "RDMA WRITE through a type 2 window after LOCAL_INV",
 	  "an invalidated window is FREE, grants nothing", N_MW_INVALIDATED, 0,
+	  T_ALL, 0, 0, 0, ACC_ERR, ACC_ERR },
+	{ "RDMA WRITE through a type 1 window unbound by a bind of length 0",
+	  "an unbound window covers no byte, grants nothing", N_MW_UNBOUND, 0,
 	  T_ALL, 0, 0, 0, ACC_ERR, ACC_ERR },
 	{ "RDMA WRITE through a type 2 window bound to another QP",
 	  "a type 2 window serves only its QP", N_MW_OTHER_QP, 0, T_ALL, 0, 0,
@@ -2448,10 +2472,11 @@ static const char *neg_send_inv(struct mem_env *e, struct ibv_qp *qa,
 /*
  * A request through a key revoked or out of the requester's reach: an RDMA
  * WRITE from a fresh pair's requester (its completion status) through the
- * R_Key of a deregistered MR, of a type 2 window invalidated by LOCAL_INV,
- * or of one bound on another pair's responder; or a SEND with Invalidate
- * naming a window bound in another PD (@mr_pd2 is an MR there), the
- * receive's completion status.
+ * R_Key of a deregistered MR, of a type 1 window unbound by a bind of
+ * length 0 (the key that bind gave it), of a type 2 window invalidated by
+ * LOCAL_INV, or of one bound on another pair's responder; or a SEND with
+ * Invalidate naming a window bound in another PD (@mr_pd2 is an MR there),
+ * the receive's completion status.
  */
 static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
 			       struct ibv_mr *mr_pd2)
@@ -2466,7 +2491,7 @@ static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
 	uint32_t rkey;
 
 	if (mem_pair(e, &qa, &qb) ||
-	    (c->kind != N_DEREGISTERED &&
+	    ((c->kind == N_MW_OTHER_QP || other_pd) &&
 	     mem_pair_in(e, other_pd ? e->pd_b2 : e->pd_b, &qa2, &qb2))) {
 		out = "no RC pairs";
 		goto done;
@@ -2483,6 +2508,16 @@ static const char *neg_revoked(struct mem_env *e, const struct neg_case *c,
 			out = "deregistration refused";
 			goto done;
 		}
+	} else if (c->kind == N_MW_UNBOUND) {
+		mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_1);
+		if (!mw ||
+		    mem_bind_type1(qb, e->cq_b, mw, e->mr_all,
+				   (uintptr_t)e->buf_all, MEM_BUF) ||
+		    mem_bind_type1(qb, e->cq_b, mw, e->mr_all, 0, 0)) {
+			out = "no window, or a bind refused";
+			goto done;
+		}
+		rkey = mw->rkey;	/* the unbinding bind's */
 	} else {
 		mw = ibv_alloc_mw(other_pd ? e->pd_b2 : e->pd_b, IBV_MW_TYPE_2);
 		if (!mw) {
@@ -2715,6 +2750,7 @@ static int cmd_neg(const char *module)
 		case N_MW_INVALIDATED:
 		case N_MW_OTHER_QP:
 		case N_INV_OTHER_PD:
+		case N_MW_UNBOUND:
 			got = neg_revoked(&e, c, mr_bind2);
 			break;
 		default:
@@ -2877,26 +2913,6 @@ static void *race_requester(void *arg)
 	return NULL;
 }
 
-/* Binds type 1 window @mw over @length bytes of @mr at @addr (0: unbinds
- * it) on @qp, completions on @cq. 0, or -1. */
-static int race_bind(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mw *mw,
-		     struct ibv_mr *mr, uint64_t addr, uint64_t length)
-{
-	struct ibv_mw_bind bind;
-	struct ibv_wc wc;
-
-	memset(&bind, 0, sizeof(bind));
-	bind.send_flags = IBV_SEND_SIGNALED;
-	bind.bind_info.mr = mr;
-	bind.bind_info.addr = addr;
-	bind.bind_info.length = length;
-	bind.bind_info.mw_access_flags = length ? IBV_ACCESS_REMOTE_READ |
-						  IBV_ACCESS_REMOTE_WRITE : 0;
-	if (ibv_bind_mw(qp, mw, &bind) || !mem_wait(cq, &wc))
-		return -1;
-	return wc.status == IBV_WC_SUCCESS ? 0 : -1;
-}
-
 /*
  * Binds type 2 window @mw over the page of @mr on the requester's responder
  * QP, once the requester waits idle on a fresh pair: a request of its
@@ -2951,7 +2967,7 @@ static int race_revoke(struct race *r, unsigned kind, struct ibv_mr *mr,
 	case 0:
 		return ibv_dereg_mr(mr);
 	case 1:
-		return race_bind(qm, r->e->cq_b, mw, mr_bind, 0, 0);
+		return mem_bind_type1(qm, r->e->cq_b, mw, mr_bind, 0, 0);
 	case 2:
 		return ibv_dealloc_mw(mw);
 	case 3:
@@ -3001,7 +3017,7 @@ static int race_cycle(struct race *r, unsigned kind, struct ibv_mr *mr_bind,
 		key = mr->rkey;
 	} else if (kind < 3) {
 		mw = ibv_alloc_mw(e->pd_b, IBV_MW_TYPE_1);
-		if (!mw || race_bind(qm, e->cq_b, mw, mr_bind,
+		if (!mw || mem_bind_type1(qm, e->cq_b, mw, mr_bind,
 				     (uintptr_t)r->page, MEM_BUF))
 			return -1;
 		key = mw->rkey;
